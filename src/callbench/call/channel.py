@@ -1,0 +1,123 @@
+"""The text channel: what stands between the caller's intended words and what the candidate reads.
+
+Authored ASR events (substitute, drop, double a span) and VAD splits fire on the
+caller turn or plan step they are keyed to; the seeded first-turn mode changes
+one eligible word of the first caller turn. Each event is recorded with what it
+changed, or why it did not apply. The intended text is kept by the trace and
+never passed on.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..spec import ChannelProgram
+from ..spec.scenario import Double, Drop, Split, Substitute
+from ..text import find_span, fold, letter_count, words
+from .trace import ChannelEventRecord
+
+VOWELS = "aeiou"
+
+
+class TextChannel:
+    def __init__(self, program: ChannelProgram, knows: dict[str, Any], rng: random.Random):
+        self.program = program
+        self.rng = rng
+        self.protected = {fold(w) for v in knows.values() for _, _, w in words(str(v))}
+        self.fired: set[int] = set()
+
+    def render(self, text: str, turn: int, steps: tuple[str, ...]) -> tuple[list[str], list[ChannelEventRecord]]:
+        records: list[ChannelEventRecord] = []
+        if turn == 1 and self.program.seeded_first_turn:
+            text, record = self._seeded(text)
+            records.append(record)
+        splits: list[tuple[Split, str]] = []
+        for i, event in enumerate(self.program.events):
+            anchor = f"turn {event.turn}" if event.turn is not None else f"step {event.step}"
+            if i in self.fired or not (event.turn == turn or (event.step is not None and event.step in steps)):
+                continue
+            self.fired.add(i)
+            if isinstance(event, Split):
+                splits.append((event, anchor))
+                continue
+            text, record = _edit(event, text, anchor)
+            records.append(record)
+        fragments = [text]
+        for event, anchor in splits:
+            fragments, record = _split(event, fragments, anchor)
+            records.append(record)
+        return fragments, records
+
+    def unfired(self) -> list[ChannelEventRecord]:
+        """Events whose turn or step never came: recorded as not applied, never silently dropped."""
+        out = []
+        for i, event in enumerate(self.program.events):
+            if i not in self.fired:
+                anchor = f"turn {event.turn}" if event.turn is not None else f"step {event.step}"
+                out.append(ChannelEventRecord(kind=event.kind, origin="authored", anchor=anchor, applied=False,
+                                              detail="the call never reached this " + anchor.split(" ")[0]))
+        return out
+
+    def _seeded(self, text: str) -> tuple[str, ChannelEventRecord]:
+        eligible = [(s, e, w) for s, e, w in words(text)
+                    if letter_count(w) >= 4 and not any(ch.isdigit() for ch in w) and fold(w) not in self.protected]
+        if not eligible:
+            return text, ChannelEventRecord(kind="substitute", origin="seeded", anchor="turn 1", applied=False,
+                                            detail="no eligible word (4+ letters, not a caller fact)")
+        start, end, word = eligible[self.rng.randrange(len(eligible))]
+        changed = _mangle(word, self.rng)
+        return text[:start] + changed + text[end:], ChannelEventRecord(
+            kind="substitute", origin="seeded", anchor="turn 1", applied=True, before=word, after=changed,
+            detail=f"changed '{word}' to '{changed}'")
+
+
+def _mangle(word: str, rng: random.Random) -> str:
+    """A mis-hearing: a different vowel in a Latin word; one inner character lost elsewhere."""
+    vowels = [i for i, ch in enumerate(word) if ch.lower() in VOWELS and 0 < i]
+    if vowels and word.isascii():
+        i = vowels[rng.randrange(len(vowels))]
+        options = [v for v in VOWELS if v != word[i].lower()]
+        new = options[rng.randrange(len(options))]
+        return word[:i] + (new.upper() if word[i].isupper() else new) + word[i + 1:]
+    i = 1 + rng.randrange(len(word) - 2) if len(word) > 2 else len(word) - 1
+    return word[:i] + word[i + 1:]
+
+
+def _edit(event: Substitute | Drop | Double, text: str, anchor: str) -> tuple[str, ChannelEventRecord]:
+    at = find_span(event.span, text)
+    if at is None:
+        return text, ChannelEventRecord(kind=event.kind, origin="authored", anchor=anchor, applied=False,
+                                        detail=f"span {event.span!r} not found in the turn")
+    start, end = at
+    found = text[start:end]
+    if isinstance(event, Substitute):
+        new, detail = event.with_, f"'{found}' heard as '{event.with_}'"
+    elif isinstance(event, Drop):
+        new, detail = "", f"'{found}' lost"
+    else:
+        new, detail = f"{found} {found}", f"'{found}' doubled"
+    edited = " ".join((text[:start] + new + text[end:]).split()) if isinstance(event, Drop) else text[:start] + new + text[end:]
+    return edited, ChannelEventRecord(kind=event.kind, origin="authored", anchor=anchor, applied=True,
+                                      before=found, after=new, detail=detail)
+
+
+def _split(event: Split, fragments: list[str], anchor: str) -> tuple[list[str], ChannelEventRecord]:
+    if len(fragments) != 1:
+        return fragments, ChannelEventRecord(kind="split", origin="authored", anchor=anchor, applied=False,
+                                             detail="the turn was already split")
+    text, cuts, offset = fragments[0], [], 0
+    for span in event.after:
+        at = find_span(span, text[offset:])
+        if at is None:
+            return fragments, ChannelEventRecord(kind="split", origin="authored", anchor=anchor, applied=False,
+                                                 detail=f"span {span!r} not found after position {offset}")
+        offset += at[1]
+        cuts.append(offset)
+    pieces = [text[a:b].strip() for a, b in zip([0] + cuts, cuts + [len(text)])]
+    pieces = [p for p in pieces if p]
+    if len(pieces) < 2:
+        return fragments, ChannelEventRecord(kind="split", origin="authored", anchor=anchor, applied=False,
+                                             detail="the split would leave a single fragment")
+    return pieces, ChannelEventRecord(kind="split", origin="authored", anchor=anchor, applied=True,
+                                      detail=f"split into {len(pieces)} fragments", after=" | ".join(pieces))

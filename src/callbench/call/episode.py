@@ -1,0 +1,256 @@
+"""One episode: the turn loop of a whole simulated call, producing its trace.
+
+The contract (DESIGN.md section 5): the candidate speaks first; each round the
+caller advances at most one plan step and speaks, the channel renders it, and
+the candidate answers with speech and/or tool calls, chaining up to
+`max_tool_calls_per_turn` calls before the caller speaks again. The call ends
+on a call-ending tool whose result meets its success condition, on the caller
+ending the call, or after `max_caller_turns` caller turns. A call-ending tool
+that fails hands control back to the candidate.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import EpisodeError, InfrastructureError
+from ..spec import LoadedAgent, Scenario, evaluate
+from ..spec.matchers import MISSING, same_value
+from .channel import TextChannel
+from .trace import (CallerTurnRecord, EndRecord, Failure, Message, RoleUsage, SuiteRef, ToolCallRecord,
+                    ToolEvent, Trace)
+from .views import CallerView, CandidateView, check_utterance
+from .types import CandidateStep, ObservedMessage, PublicTurn, ToolCall, ToolOutcome, Usage
+
+CONCLUDING_MESSAGE = "concluding_message"
+
+
+@dataclass(frozen=True)
+class EpisodeSetup:
+    """Everything fixed before the call starts."""
+
+    trace_id: str
+    suite: SuiteRef
+    scenario: Scenario
+    agent: LoadedAgent
+    candidate_name: str
+    caller_name: str
+    repeat: int
+    seed: int
+    max_caller_turns: int = 30
+    max_tool_calls_per_turn: int = 10
+
+
+class _Episode:
+    def __init__(self, setup: EpisodeSetup, candidate, caller, backend, channel: TextChannel):
+        self.setup, self.candidate, self.caller, self.backend, self.channel = setup, candidate, caller, backend, channel
+        agent = setup.agent.definition
+        self.tools = {t.name: t for t in agent.tools}
+        self.trace = Trace(id=setup.trace_id, suite=setup.suite, scenario_id=setup.scenario.id, agent_id=agent.id,
+                           candidate=setup.candidate_name, caller=setup.caller_name, repeat=setup.repeat,
+                           seed=setup.seed, instructions_sha256=setup.agent.instructions_sha256)
+        self.observed: list[ObservedMessage] = []
+        self.public: list[PublicTurn] = []
+        self.expressed: list[str] = []
+        self.turn = 0
+        self.call_counter = 0
+        self.base_view = CandidateView(instructions=setup.agent.instructions, tools=tuple(agent.tools),
+                                       language=agent.language, direction=agent.direction,
+                                       call_context=dict(setup.scenario.call_context))
+
+    # --- recording -------------------------------------------------------------------------
+    def _message(self, **fields: Any) -> Message:
+        msg = Message(index=len(self.trace.messages), turn=self.turn, **fields)
+        self.trace.messages.append(msg)
+        return msg
+
+    def _usage(self, role: str, usage: Usage | None) -> None:
+        u = self.trace.usage.setdefault(role, RoleUsage())
+        u.calls += 1
+        if usage is not None:
+            u.prompt_tokens += usage.prompt_tokens
+            u.completion_tokens += usage.completion_tokens
+            u.cached_tokens += usage.cached_tokens
+
+    def _end(self, reason: str, detail: str = "") -> None:
+        last = len(self.trace.messages) - 1
+        self.trace.end = EndRecord(reason=reason, after_message=last if last >= 0 else None, detail=detail)
+
+    # --- the loop -----------------------------------------------------------------------------
+    async def run(self) -> Trace:
+        timings = self.trace.timings
+        timings.started_at = dt.datetime.now(dt.timezone.utc).isoformat()
+        started = time.perf_counter()
+        try:
+            await self._loop()
+        except EpisodeError as exc:
+            cls = exc.failure_class if exc.failure_class in ("infrastructure", "model") else "infrastructure"
+            self.trace.failure = Failure(failure_class=cls, kind=type(exc).__name__, detail=str(exc))
+            if cls == "infrastructure":
+                self.trace.outcome = "excluded"
+                self._end("infrastructure", str(exc))
+            else:
+                self._end("model_error", str(exc))
+        self.trace.unapplied_channel_events = self.channel.unfired()
+        timings.finished_at = dt.datetime.now(dt.timezone.utc).isoformat()
+        timings.wall_seconds = time.perf_counter() - started
+        return self.trace
+
+    async def _loop(self) -> None:
+        limit = self.setup.max_caller_turns
+        if await self._candidate_turn():
+            return
+        while True:
+            if self.turn >= limit:
+                self._end("turn_limit", f"{limit} caller turns reached")
+                return
+            self.turn += 1
+            if await self._caller_turn():
+                self._end("caller", "the caller ended the call")
+                return
+            if await self._candidate_turn():
+                return
+
+    async def _caller_turn(self) -> bool:
+        view = CallerView(brief=self.setup.scenario.caller, language=self.setup.scenario.language,
+                                conversation=tuple(self.public), expressed=tuple(self.expressed), turn=self.turn)
+        t0 = time.perf_counter()
+        try:
+            utterance = await self.caller.respond(view)
+        except EpisodeError:
+            raise
+        except Exception as exc:  # a crashing simulator is an infrastructure failure, never the candidate's
+            raise InfrastructureError(f"caller simulator failed: {type(exc).__name__}") from exc
+        self.trace.timings.caller_seconds.append(time.perf_counter() - t0)
+        self._usage("caller", utterance.usage)
+        check_utterance(view, utterance)
+        self.expressed.extend(utterance.expressed_steps)
+        self.public.append(PublicTurn("caller", utterance.text))
+        fragments, events = self.channel.render(utterance.text, self.turn, utterance.expressed_steps)
+        indices = []
+        for fragment in fragments:
+            indices.append(self._message(role="caller", text=fragment).index)
+            self.observed.append(ObservedMessage(role="caller", text=fragment))
+        self.trace.caller_turns.append(CallerTurnRecord(
+            turn=self.turn, intended=utterance.text, observed=fragments, message_indices=indices,
+            expressed_steps=list(utterance.expressed_steps), done=utterance.done, channel_events=events))
+        return utterance.done
+
+    async def _candidate_turn(self) -> bool:
+        """Run the candidate until it stops calling tools; True when a call-ending tool succeeded."""
+        budget = self.setup.max_tool_calls_per_turn
+        used = 0
+        while True:
+            view = self._view()
+            t0 = time.perf_counter()
+            step: CandidateStep = await self.candidate.step(view)
+            self.trace.timings.candidate_seconds.append(time.perf_counter() - t0)
+            self._usage("candidate", step.usage)
+            calls = [c if c.id else ToolCall(c.name, c.arguments, self._next_call_id()) for c in step.tool_calls]
+            if not step.speech and not calls:
+                return False
+            msg = self._message(role="candidate", text=step.speech or None,
+                                tool_calls=[ToolCallRecord(id=c.id, name=c.name, raw_arguments=c.arguments) for c in calls])
+            self.observed.append(ObservedMessage(role="candidate", text=step.speech or None, tool_calls=tuple(calls)))
+            if step.speech:
+                self.public.append(PublicTurn("agent", step.speech))
+            if not calls:
+                return False
+            ended = limited = False
+            for call in calls:
+                if used >= budget:
+                    limited = True
+                    self._record_tool(msg.index, call, None, None, ToolOutcome(
+                        result={"status": "error", "message": f"tool call limit of {budget} per turn reached"}, source="limit"))
+                    continue
+                used += 1
+                ended = await self._run_tool(msg.index, call) or ended
+            if ended:
+                self._end("end_tool", "a call-ending tool succeeded")
+                return True
+            if limited:
+                return False
+
+    def _next_call_id(self) -> str:
+        self.call_counter += 1
+        return f"call_{self.call_counter}"
+
+    def _view(self):
+        return CandidateView(**{**self.base_view.__dict__, "messages": tuple(self.observed)})
+
+    async def _run_tool(self, call_index: int, call: ToolCall) -> bool:
+        arguments, parse_error = parse_arguments(call.arguments)
+        tool = self.tools.get(call.name)
+        concluding = None
+        if tool is not None and tool.ends_call and arguments is not None and CONCLUDING_MESSAGE in arguments:
+            arguments = dict(arguments)
+            value = arguments.pop(CONCLUDING_MESSAGE)
+            concluding = value if isinstance(value, str) and value.strip() else None
+        if tool is None:
+            outcome = ToolOutcome(result={"status": "error", "message": f"unknown tool '{call.name}'"}, source="unknown_tool")
+        else:
+            t0 = time.perf_counter()
+            outcome = await self.backend.call(call.name, arguments)
+            self.trace.timings.tool_seconds.append(time.perf_counter() - t0)
+        success = None
+        if tool is not None and tool.ends_call and tool.success is not None:
+            success = success_holds(tool.success, outcome.result)
+        event = self._record_tool(call_index, call, arguments, parse_error, outcome, tool is not None,
+                                  bool(tool and tool.ends_call), success, concluding)
+        if concluding:
+            self._message(role="candidate", text=concluding)
+            self.observed.append(ObservedMessage(role="candidate", text=concluding))
+            self.public.append(PublicTurn("agent", concluding))
+        return event.ended_call
+
+    def _record_tool(self, call_index: int, call: ToolCall, arguments, parse_error, outcome: ToolOutcome,
+                     known: bool = True, ends: bool = False, success: bool | None = None,
+                     concluding: str | None = None) -> ToolEvent:
+        text = json.dumps(outcome.result, ensure_ascii=False, sort_keys=True)
+        msg = self._message(role="tool", text=text, tool_call_id=call.id, tool_name=call.name)
+        self.observed.append(ObservedMessage(role="tool", text=text, tool_call_id=call.id, tool_name=call.name))
+        event = ToolEvent(index=msg.index, call_message_index=call_index, turn=self.turn, call_id=call.id or "",
+                          name=call.name, raw_arguments=call.arguments, arguments=arguments, parse_error=parse_error,
+                          known_tool=known, response_source=outcome.source, queue_position=outcome.queue_position,
+                          matcher_results=outcome.matcher_results, result=outcome.result, ends_call_tool=ends,
+                          success=success, ended_call=bool(success), concluding_message=concluding)
+        self.trace.tool_events.append(event)
+        return event
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Arguments must be a JSON object; anything else is recorded as the candidate's parse error."""
+    if raw is None or not str(raw).strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except (json.JSONDecodeError, TypeError) as exc:
+        return None, f"arguments are not valid JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+    return value, None
+
+
+def success_holds(condition, result: Any) -> bool:
+    """Does a call-ending tool's result meet the agent's typed success condition?"""
+    value: Any = result
+    for part in condition.path.split("."):
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            value = MISSING
+            break
+    if condition.match is not None:
+        return evaluate(condition.match, value, condition.path).ok
+    return value is not MISSING and same_value(value, condition.equals)
+
+
+async def run_episode(setup: EpisodeSetup, candidate, caller, backend, channel: TextChannel) -> Trace:
+    """Run one whole call. Infrastructure failures end in an excluded trace, never a half-saved one."""
+    return await _Episode(setup, candidate, caller, backend, channel).run()

@@ -1,0 +1,169 @@
+"""The trace: the indexed record of one call, and the only thing graders read.
+
+Everything is plain JSON. Wall-clock measurements live only under `timings`
+(and `usage` for model-backed roles), because they are the one part that may
+differ between two runs with the same seed; the rest must replay byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import TraceError
+from ..spec import MatchResult
+
+TRACE_SCHEMA_VERSION = 1
+
+
+class _T(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ToolCallRecord(_T):
+    id: str
+    name: str
+    raw_arguments: str
+
+
+class Message(_T):
+    """One entry of the conversation. `index` is what judges and verdicts cite as evidence."""
+
+    index: int
+    role: Literal["candidate", "caller", "tool"]
+    turn: int = Field(description="the caller turn this message follows (0: before the caller first spoke)")
+    text: str | None = None
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+
+
+class ChannelEventRecord(_T):
+    kind: str
+    origin: Literal["authored", "seeded"]
+    anchor: str = Field(description="'turn 3' or 'step give_id': what the event was keyed to")
+    applied: bool
+    detail: str = ""
+    before: str | None = None
+    after: str | None = None
+
+
+class CallerTurnRecord(_T):
+    turn: int
+    intended: str = Field(description="what the caller meant to say; never shown to the candidate")
+    observed: list[str] = Field(description="the fragments the candidate received")
+    message_indices: list[int]
+    expressed_steps: list[str] = Field(default_factory=list)
+    done: bool = False
+    channel_events: list[ChannelEventRecord] = Field(default_factory=list)
+
+
+class ToolEvent(_T):
+    index: int = Field(description="index of the tool-result message")
+    call_message_index: int
+    turn: int
+    call_id: str
+    name: str
+    raw_arguments: str
+    arguments: dict[str, Any] | None = None
+    parse_error: str | None = None
+    known_tool: bool = True
+    response_source: str
+    queue_position: int | None = None
+    matcher_results: list[MatchResult] = Field(default_factory=list)
+    result: Any = None
+    ends_call_tool: bool = False
+    success: bool | None = Field(default=None, description="for call-ending tools: did the result meet the success condition")
+    ended_call: bool = False
+    concluding_message: str | None = None
+
+
+class EndRecord(_T):
+    reason: Literal["end_tool", "caller", "turn_limit", "model_error", "infrastructure"]
+    after_message: int | None = None
+    detail: str = ""
+
+
+class Failure(_T):
+    failure_class: Literal["infrastructure", "model"]
+    kind: str
+    detail: str = ""
+
+
+class RoleUsage(_T):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+
+
+class Timings(_T):
+    """Wall-clock facts, kept apart: the only fields allowed to differ between identical runs."""
+
+    started_at: str = ""
+    finished_at: str = ""
+    wall_seconds: float = 0.0
+    candidate_seconds: list[float] = Field(default_factory=list)
+    caller_seconds: list[float] = Field(default_factory=list)
+    tool_seconds: list[float] = Field(default_factory=list)
+
+
+class SuiteRef(_T):
+    id: str
+    version: str
+    sha256: str
+
+
+class Trace(_T):
+    schema_version: int = TRACE_SCHEMA_VERSION
+    id: str
+    suite: SuiteRef
+    scenario_id: str
+    agent_id: str
+    candidate: str
+    caller: str
+    repeat: int
+    seed: int
+    instructions_sha256: str
+    messages: list[Message] = Field(default_factory=list)
+    caller_turns: list[CallerTurnRecord] = Field(default_factory=list)
+    tool_events: list[ToolEvent] = Field(default_factory=list)
+    unapplied_channel_events: list[ChannelEventRecord] = Field(default_factory=list)
+    end: EndRecord | None = None
+    outcome: Literal["completed", "excluded"] = "completed"
+    failure: Failure | None = None
+    usage: dict[str, RoleUsage] = Field(default_factory=dict)
+    timings: Timings = Field(default_factory=Timings)
+
+    def without_timings(self) -> dict[str, Any]:
+        """The part of the trace that must be identical for identical seeds and inputs."""
+        return self.model_dump(mode="json", exclude={"timings", "usage"})
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=1)
+
+    def speech(self, role: str = "candidate") -> list[Message]:
+        return [m for m in self.messages if m.role == role and m.text]
+
+
+def read_trace(path: str | Path) -> Trace:
+    """Load a trace file, refusing unknown schema versions with a clear message."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TraceError(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TraceError(f"{path}: not a readable JSON trace ({exc.__class__.__name__})") from None
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if version != TRACE_SCHEMA_VERSION:
+        raise TraceError(f"{path}: schema_version {version!r} is not supported (expected {TRACE_SCHEMA_VERSION})")
+    try:
+        return Trace.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise TraceError(f"{path}: {loc}: {first['msg']}") from None

@@ -1,0 +1,81 @@
+"""Values that cross the boundaries of one call: pure data, no behaviour.
+
+Candidates, callers and backends exchange only these, so each side can be
+replaced by a fake (or a remote service) without touching the turn loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..spec import MatchResult
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call as a candidate emitted it: arguments stay raw text until the engine parses them."""
+
+    name: str
+    arguments: str
+    id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateStep:
+    """One candidate message: speech, tool calls, or both. No tool calls means the turn is over."""
+
+    speech: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ObservedMessage:
+    """What the candidate is allowed to see of one trace message."""
+
+    role: Literal["candidate", "caller", "tool"]
+    text: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallerUtterance:
+    """One caller turn as the simulator intends it, before the channel touches it."""
+
+    text: str
+    expressed_steps: tuple[str, ...] = ()
+    done: bool = False
+    usage: Usage | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PublicTurn:
+    """One line of the public conversation, as the caller heard or said it."""
+
+    speaker: Literal["agent", "caller"]
+    text: str
+
+
+@dataclass(slots=True)
+class ToolOutcome:
+    """What a backend answered to one tool call, and why."""
+
+    result: Any
+    source: str
+    """queue | mismatch | default | unknown_tool | limit | ... : which rule produced the result."""
+    queue_position: int | None = None
+    matcher_results: list[MatchResult] = field(default_factory=list)

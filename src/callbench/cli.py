@@ -1,0 +1,144 @@
+"""The `callbench` command: a thin face on the library. Heavy imports happen inside commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Evaluate phone and voice agents on whole simulated calls.")
+
+SCHEMA_KINDS = ("suite", "agent", "scenario", "trace")
+
+
+def _fail(message: str, code: int = 2) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@app.command()
+def validate(suite: str = typer.Argument("starter", help="suite folder or built-in suite id")) -> None:
+    """Check a suite: every file, every reference, every matcher, every excerpt, every reference solution."""
+    from .errors import SuiteNotFound
+    from .suite_check import check_suite
+
+    try:
+        result = check_suite(suite)
+    except SuiteNotFound as exc:
+        _fail(str(exc))
+    for p in result.problems:
+        typer.echo(str(p), err=p.level == "error")
+    if result.errors:
+        typer.echo(f"{len(result.errors)} error(s), {len(result.warnings)} warning(s)", err=True)
+        raise typer.Exit(1)
+    s = result.suite
+    typer.echo(f"ok: suite '{s.id}' {s.manifest.version}: {len(s.agents)} agents, {len(s.scenarios)} scenarios, "
+               f"{len(result.warnings)} warning(s); sha256 {s.sha256}")
+
+
+@app.command()
+def run(
+    suite: str = typer.Option("starter", "--suite", help="suite folder or built-in suite id"),
+    candidate: Optional[list[str]] = typer.Option(None, "--candidate", "-c", help="candidate name (repeatable); default: oracle, noop, shortcut"),
+    repeats: int = typer.Option(1, "--repeats", min=1),
+    seed: int = typer.Option(0, "--seed"),
+    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default: runs/<suite>-<timestamp>)"),
+    caller: str = typer.Option("scripted", "--caller"),
+    scenario: Optional[list[str]] = typer.Option(None, "--scenario", help="limit to these scenario ids (repeatable)"),
+    concurrency: int = typer.Option(8, "--concurrency", min=1),
+) -> None:
+    """Run candidates × scenarios × repeats, write every trace and report.json, and print the scores."""
+    import datetime as dt
+
+    from rich.console import Console
+
+    from .candidates import UnknownCandidate, candidate_entry
+    from .errors import SuiteError, SuiteNotFound
+    from .reports.table import summary_table
+    from .runs import CALLERS, RunConfig, run_suite
+    from .suite_check import load_suite
+
+    names = tuple(candidate or ("oracle", "noop", "shortcut"))
+    try:
+        for name in names:
+            candidate_entry(name)
+    except UnknownCandidate as exc:
+        _fail(str(exc))
+    if caller not in CALLERS:
+        _fail(f"unknown caller '{caller}' (available: {', '.join(CALLERS)})")
+    try:
+        loaded = load_suite(suite)
+    except SuiteNotFound as exc:
+        _fail(str(exc))
+    except SuiteError as exc:
+        for p in exc.problems:
+            typer.echo(str(p), err=True)
+        _fail(f"suite '{suite}' is invalid ({len(exc.problems)} error(s)); run `callbench validate {suite}`")
+    if out is None:
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = Path("runs") / f"{loaded.id}-{stamp}"
+    if out.exists() and any(out.iterdir()):
+        _fail(f"run folder {out} already exists and is not empty; choose another --out")
+    config = RunConfig(candidates=names, repeats=repeats, seed=seed, caller=caller, concurrency=concurrency,
+                       scenarios=tuple(scenario) if scenario else None)
+    console = Console()
+    try:
+        result = run_suite(loaded, config, out)
+    except ValueError as exc:
+        _fail(str(exc))
+    console.print(summary_table(result.report))
+    console.print(f"traces and report.json in [bold]{out}[/bold]; read a call with `callbench show {out}/traces/<candidate>/<scenario>/r0.json`")
+
+
+@app.command()
+def show(trace: Path = typer.Argument(..., help="a trace file written by `callbench run`")) -> None:
+    """Print one call as a transcript, with tool calls and channel damage marked."""
+    from rich.console import Console
+
+    from .call import read_trace
+    from .errors import TraceError
+    from .reports.transcript import render_transcript
+
+    try:
+        loaded = read_trace(trace)
+    except TraceError as exc:
+        _fail(str(exc))
+    Console().print(render_transcript(loaded))
+
+
+@app.command()
+def schema(kind: str = typer.Argument("scenario", help=f"one of: {', '.join(SCHEMA_KINDS)}")) -> None:
+    """Print the JSON Schema of a file kind, for editor autocompletion."""
+    from .call import Trace
+    from .spec import AgentDefinition, Scenario, SuiteManifest
+
+    models = {"suite": SuiteManifest, "agent": AgentDefinition, "scenario": Scenario, "trace": Trace}
+    if kind not in models:
+        _fail(f"unknown kind '{kind}' (one of: {', '.join(SCHEMA_KINDS)})")
+    typer.echo(json.dumps(models[kind].model_json_schema(by_alias=True), indent=1, ensure_ascii=False))
+
+
+@app.command("list")
+def list_things() -> None:
+    """List the built-in suites and candidates."""
+    from .candidates import BASELINES
+    from .suites import builtin_suites
+
+    typer.echo("suites: " + ", ".join(builtin_suites()))
+    for entry in BASELINES.values():
+        typer.echo(f"candidate {entry.name}: {entry.description}")
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,8 @@
+"""Graders read traces and specs, never live objects: deterministic checks now, judges later."""
+
+from .actions import ActionGrader
+from .base import R_OF, FixedGrader, Grader, ItemVerdict
+from .scorecard import Pillar, Scorecard, not_measured, pillar, score_trace
+
+__all__ = ["R_OF", "ActionGrader", "FixedGrader", "Grader", "ItemVerdict", "Pillar", "Scorecard", "not_measured",
+           "pillar", "score_trace"]

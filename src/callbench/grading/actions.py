@@ -1,0 +1,66 @@
+"""Deterministic action checks: which tools were called, with which arguments, how often, in what order."""
+
+from __future__ import annotations
+
+from ..call.trace import ToolEvent, Trace
+from ..spec import ExpectedAction, Scenario, SuiteManifest, evaluate_args, make_scope, resolve
+from .base import ItemVerdict
+
+
+class ActionGrader:
+    """Grades every expected action of a scenario against the trace's tool events.
+
+    A call counts toward an action only if it named a known tool, its arguments
+    parsed, and every argument matcher holds. Ordering (`after`) compares the
+    first counted call of the action with the first counted call of each
+    action it must follow.
+    """
+
+    name = "actions"
+
+    def grade(self, trace: Trace, scenario: Scenario, suite: SuiteManifest | None = None) -> list[ItemVerdict]:
+        scope = make_scope(scenario.caller.knows, scenario.backend.hidden)
+        matches = {a.id: _matching(a, trace.tool_events, scope) for a in scenario.expected_actions}
+        return [self._verdict(a, trace, matches, scope) for a in scenario.expected_actions]
+
+    def _verdict(self, action: ExpectedAction, trace: Trace, matches: dict[str, list[ToolEvent]], scope) -> ItemVerdict:
+        found = matches[action.id]
+        problems: list[str] = []
+        if not action.count.holds(len(found)):
+            problems.append(f"expected {action.count} matching call(s) to {action.tool}, found {len(found)}")
+            near = [e for e in trace.tool_events if e.name == action.tool and e not in found]
+            for e in near[:3]:
+                problems.append(f"call at #{e.index} did not match: {_why(action, e, scope)}")
+        if found:
+            first = found[0].index
+            for dep in action.after:
+                dep_found = matches.get(dep, [])
+                if not dep_found:
+                    problems.append(f"must come after '{dep}', which never happened")
+                elif dep_found[0].index > first:
+                    problems.append(f"came at #{first}, before '{dep}' at #{dep_found[0].index}")
+        ok = not problems
+        evidence = [e.index for e in found] or [e.index for e in trace.tool_events if e.name == action.tool]
+        detail = (f"{len(found)} matching call(s) to {action.tool}" if ok else "; ".join(problems))
+        return ItemVerdict(id=action.id, kind="action", pillar="task", weight=action.weight,
+                           label="met" if ok else "not_met", r=1.0 if ok else 0.0, grader=self.name,
+                           evidence=evidence, detail=detail)
+
+
+def _matching(action: ExpectedAction, events: list[ToolEvent], scope) -> list[ToolEvent]:
+    out = []
+    for e in events:
+        if e.name != action.tool or not e.known_tool or e.arguments is None or e.response_source == "limit":
+            continue
+        if all(r.ok for r in evaluate_args(action.args, e.arguments, resolve=lambda v: resolve(v, scope))):
+            out.append(e)
+    return out
+
+
+def _why(action: ExpectedAction, event: ToolEvent, scope) -> str:
+    if event.parse_error:
+        return event.parse_error
+    if event.response_source == "limit":
+        return "not executed (tool call limit)"
+    failed = [r for r in evaluate_args(action.args, event.arguments, resolve=lambda v: resolve(v, scope)) if not r.ok]
+    return ", ".join(f"{r.path} {r.reason} (expected {r.expected!r}, got {r.actual!r})" for r in failed) or "?"

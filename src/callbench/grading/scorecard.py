@@ -1,0 +1,93 @@
+"""Folding verdicts into pillars and an overall score (DESIGN.md section 6).
+
+A pillar is 100·Σw·r/Σw over its measured items. Items nobody could measure
+(judged criteria without a judge) enter neither sum and are counted, so a
+pillar built from part of its items says so. The overall score exists only
+when both pillars were measured; it is never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..call.trace import Trace
+from ..spec import Scenario, SuiteManifest
+from .actions import ActionGrader
+from .base import Grader, ItemVerdict
+
+SCORECARD_SCHEMA_VERSION = 1
+
+
+class Pillar(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    score: float | None = Field(description="100·Σw·r/Σw over measured items; None when nothing was measured")
+    points: float = Field(description="Σw·r over measured items (raw, for re-weighting)")
+    max_points: float = Field(description="Σw over measured items")
+    measured_items: int
+    unmeasured_items: int
+    unmeasured_weight: int
+
+
+class Scorecard(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCORECARD_SCHEMA_VERSION
+    trace_id: str
+    scenario_id: str
+    agent_id: str
+    candidate: str
+    repeat: int
+    outcome: Literal["completed", "excluded"]
+    end_reason: str | None
+    items: list[ItemVerdict]
+    task: Pillar
+    conversation: Pillar
+    overall: float | None
+    deterministic_passed: bool = Field(description="every deterministic item of the call was met")
+    graders: list[str]
+
+
+def pillar(items: Iterable[ItemVerdict]) -> Pillar:
+    items = list(items)
+    measured = [i for i in items if i.r is not None]
+    unmeasured = [i for i in items if i.r is None]
+    max_points = float(sum(i.weight for i in measured))
+    points = float(sum(i.weight * i.r for i in measured))  # type: ignore[operator]
+    return Pillar(score=100.0 * points / max_points if max_points else None, points=points, max_points=max_points,
+                  measured_items=len(measured), unmeasured_items=len(unmeasured),
+                  unmeasured_weight=sum(i.weight for i in unmeasured))
+
+
+def not_measured(scenario: Scenario, suite: SuiteManifest, graded: set[str]) -> list[ItemVerdict]:
+    """Judged items that no grader covered: listed, weighted, never scored."""
+    out = []
+    for c in scenario.criteria:
+        if c.id not in graded:
+            out.append(ItemVerdict(id=c.id, kind="criterion", pillar=c.pillar, weight=c.weight, label="not_measured",
+                                   r=None, grader="none", detail="judged criterion; no judge was configured"))
+    for c in suite.conversation_criteria:
+        if c.id not in graded:
+            out.append(ItemVerdict(id=c.id, kind="conversation", pillar="conversation", weight=c.weight,
+                                   label="not_measured", r=None, grader="none", detail="conversation rating; no judge was configured"))
+    return out
+
+
+def score_trace(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list[Grader] | None = None) -> Scorecard:
+    graders = list(graders) if graders is not None else [ActionGrader()]
+    items: list[ItemVerdict] = []
+    for grader in graders:
+        items += grader.grade(trace, scenario, suite)
+    items += not_measured(scenario, suite, {i.id for i in items})
+    task = pillar(i for i in items if i.pillar == "task")
+    conversation = pillar(i for i in items if i.pillar == "conversation")
+    overall = (task.score + conversation.score) / 2 if task.score is not None and conversation.score is not None else None
+    deterministic = [i for i in items if i.kind == "action"]
+    return Scorecard(trace_id=trace.id, scenario_id=trace.scenario_id, agent_id=trace.agent_id, candidate=trace.candidate,
+                     repeat=trace.repeat, outcome=trace.outcome, end_reason=trace.end.reason if trace.end else None,
+                     items=items, task=task, conversation=conversation, overall=overall,
+                     deterministic_passed=trace.outcome == "completed" and all(i.r == 1.0 for i in deterministic),
+                     graders=[g.name for g in graders])

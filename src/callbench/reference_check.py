@@ -1,0 +1,44 @@
+"""Proof that each scenario is solvable: its reference solution, played through the real engine, passes.
+
+The oracle is run against a caller that only acknowledges (so the check does
+not depend on the caller's plan), with no channel damage, and every
+deterministic item must be met and the call must end through a successful
+call-ending tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from .errors import Problem
+from .grading import ActionGrader
+from .runs.episodes import Attempt, run_attempt
+from .spec import Suite
+from .spec.yamlio import YamlDocument
+
+
+def reference_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
+    return asyncio.run(_check_all(suite, docs))
+
+
+async def _check_all(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
+    from .callers import LineCaller
+    from .candidates import OracleCandidate
+
+    problems: list[Problem] = []
+    quiet = suite.model_copy(update={"scenarios": {k: s.model_copy(update={"channel": s.channel.model_copy(update={"events": [], "seeded_first_turn": False})})
+                                                   for k, s in suite.scenarios.items()}})
+    for scenario_id, scenario in quiet.scenarios.items():
+        label = suite.scenario_files[scenario_id]
+        doc = docs.get(label)
+        line = doc.line_of(("reference",)) if doc else None
+        trace = await run_attempt(quiet, Attempt("oracle", scenario_id, 0), 0,
+                                  candidate=OracleCandidate(scenario), caller=LineCaller())
+        for verdict in ActionGrader().grade(trace, scenario):
+            if verdict.r != 1.0:
+                problems.append(Problem(label, "reference", f"the reference solution fails expected action '{verdict.id}': {verdict.detail}", line))
+        has_end_tool = bool(suite.agent_for(scenario).definition.end_tools)
+        if has_end_tool and (trace.end is None or trace.end.reason != "end_tool"):
+            reason = trace.end.detail if trace.end else "no end"
+            problems.append(Problem(label, "reference", f"the reference solution does not end the call through a successful call-ending tool ({reason})", line))
+    return problems

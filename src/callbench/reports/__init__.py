@@ -1,0 +1,5 @@
+"""Reports built from stored results only."""
+
+from .report import COVERAGE_FLOOR, REPORT_SCHEMA_VERSION, build_report, candidate_summary
+
+__all__ = ["COVERAGE_FLOOR", "REPORT_SCHEMA_VERSION", "build_report", "candidate_summary"]

@@ -1,0 +1,105 @@
+"""report.json: what a run measured, per candidate and per scenario, with a manifest of its artifacts.
+
+Means are taken over scenarios (each scenario first averaged over its
+repeats), over completed calls only; excluded calls are counted in coverage,
+never scored as zero. A candidate under the coverage floor is reported but
+marked unmeasured.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from collections import defaultdict
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from .._version import __version__
+from ..grading import Scorecard
+
+REPORT_SCHEMA_VERSION = 1
+COVERAGE_FLOOR = 0.9
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(fmean(values), 4) if values else None
+
+
+def candidate_summary(cards: list[Scorecard]) -> dict[str, Any]:
+    completed = [c for c in cards if c.outcome == "completed"]
+    by_scenario: dict[str, list[Scorecard]] = defaultdict(list)
+    for c in completed:
+        by_scenario[c.scenario_id].append(c)
+    scenario_rows = {}
+    for sid, group in sorted(by_scenario.items()):
+        task = [c.task.score for c in group if c.task.score is not None]
+        scenario_rows[sid] = {
+            "agent": group[0].agent_id,
+            "repeats": len(group),
+            "task": _mean(task),
+            "passed_repeats": sum(c.deterministic_passed for c in group),
+            "end_reasons": sorted({c.end_reason or "none" for c in group}),
+        }
+    task_means = [r["task"] for r in scenario_rows.values() if r["task"] is not None]
+    coverage = len(completed) / len(cards) if cards else 0.0
+    excluded: dict[str, int] = defaultdict(int)
+    for c in cards:
+        if c.outcome == "excluded":
+            excluded[c.end_reason or "unknown"] += 1
+    return {
+        "attempted": len(cards),
+        "completed": len(completed),
+        "excluded": dict(excluded),
+        "coverage": round(coverage, 4),
+        "measured": coverage >= COVERAGE_FLOOR,
+        "task": _mean(task_means),
+        "conversation": _mean([c.conversation.score for c in completed if c.conversation.score is not None]),
+        "overall": _mean([c.overall for c in completed if c.overall is not None]),
+        "task_points": sum(c.task.points for c in completed),
+        "task_max_points": sum(c.task.max_points for c in completed),
+        "unmeasured_items": sum(c.task.unmeasured_items + c.conversation.unmeasured_items for c in completed),
+        "calls_passed": sum(c.deterministic_passed for c in completed),
+        "scenarios": len(scenario_rows),
+        "scenarios_passed": sum(1 for r in scenario_rows.values() if r["passed_repeats"] == r["repeats"]),
+        "per_scenario": scenario_rows,
+    }
+
+
+def manifest(out_dir: Path) -> dict[str, str]:
+    files = sorted(p for sub in ("traces", "scorecards") for p in (out_dir / sub).rglob("*.json"))
+    files += [out_dir / "run.json"] if (out_dir / "run.json").exists() else []
+    return {p.relative_to(out_dir).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(files)}
+
+
+def code_version() -> dict[str, Any]:
+    """The package version, plus the git commit and whether the tree was dirty when run from a checkout."""
+    info: dict[str, Any] = {"package": __version__}
+    root = Path(__file__).resolve().parents[3]
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+        if commit.returncode == 0:
+            info["commit"] = commit.stdout.strip()
+            dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src"], capture_output=True, text=True, timeout=5)
+            info["dirty"] = bool(dirty.stdout.strip())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+def build_report(suite, config, cards: list[Scorecard], out_dir: Path) -> dict[str, Any]:
+    by_candidate: dict[str, list[Scorecard]] = defaultdict(list)
+    for c in cards:
+        by_candidate[c.candidate].append(c)
+    return {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256},
+        "instructions_sha256": {aid: a.instructions_sha256 for aid, a in sorted(suite.agents.items())},
+        "run": config.as_dict(),
+        "caller": {"kind": config.caller, "model": None},
+        "judge": None,
+        "code": code_version(),
+        "coverage_floor": COVERAGE_FLOOR,
+        "candidates": {name: candidate_summary(group) for name, group in by_candidate.items()},
+        "manifest": manifest(out_dir),
+    }

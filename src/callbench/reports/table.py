@@ -1,0 +1,23 @@
+"""The console summary of a report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+
+def _fmt(value: float | None) -> str:
+    return "not measured" if value is None else f"{value:.1f}"
+
+
+def summary_table(report: dict[str, Any]) -> Table:
+    suite = report["suite"]
+    table = Table(title=f"{suite['id']} {suite['version']} — seed {report['run']['seed']}, {report['run']['repeats']} repeat(s)")
+    for col in ("candidate", "task pillar", "conversation", "scenarios passed", "calls passed", "coverage"):
+        table.add_column(col, justify="left" if col == "candidate" else "right")
+    for name, row in report["candidates"].items():
+        coverage = f"{row['coverage'] * 100:.0f}%" + ("" if row["measured"] else " (unmeasured)")
+        table.add_row(name, _fmt(row["task"]), _fmt(row["conversation"]), f"{row['scenarios_passed']}/{row['scenarios']}",
+                      f"{row['calls_passed']}/{row['attempted']}", coverage)
+    return table

@@ -1,0 +1,65 @@
+"""A trace as a readable transcript: who said what, what the channel changed, which tools ran and how."""
+
+from __future__ import annotations
+
+import json
+
+from rich.text import Text
+
+from ..call import Trace
+
+
+def _short(value, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_transcript(trace: Trace) -> Text:
+    out = Text()
+    out.append(f"{trace.id}  ", style="bold")
+    out.append(f"suite {trace.suite.id}@{trace.suite.version}  agent {trace.agent_id}  caller {trace.caller}  seed {trace.seed}\n", style="dim")
+    turns = {t.message_indices[0]: t for t in trace.caller_turns if t.message_indices}
+    events = {e.index: e for e in trace.tool_events}
+    for m in trace.messages:
+        prefix = f"#{m.index:<3} "
+        if m.role == "caller":
+            turn = turns.get(m.index)
+            if turn is not None:
+                applied = [e for e in turn.channel_events if e.applied]
+                steps = f" [step {', '.join(turn.expressed_steps)}]" if turn.expressed_steps else ""
+                if applied or len(turn.observed) > 1:
+                    out.append(f"     caller meant: {turn.intended}\n", style="dim")
+                for e in turn.channel_events:
+                    style = "bold red" if e.applied else "dim"
+                    out.append(f"     ~ channel {e.kind} ({e.origin}, {e.anchor}): {e.detail}{'' if e.applied else ' [not applied]'}\n", style=style)
+                out.append(prefix + f"CALLER{steps}: ", style="cyan bold")
+            else:
+                out.append(prefix + "CALLER (cont.): ", style="cyan bold")
+            out.append((m.text or "") + "\n")
+        elif m.role == "candidate":
+            if m.text:
+                out.append(prefix + "AGENT: ", style="green bold")
+                out.append(m.text + "\n")
+            for c in m.tool_calls:
+                out.append(("     " if m.text else prefix) + f"→ {c.name}({_short(c.raw_arguments)})\n", style="yellow")
+        else:
+            e = events.get(m.index)
+            if e is None:
+                continue
+            flags = [e.response_source]
+            if e.parse_error:
+                flags.append("PARSE ERROR")
+            if e.ends_call_tool:
+                flags.append("ENDED CALL" if e.ended_call else "end tool FAILED")
+            failed = [r for r in e.matcher_results if not r.ok]
+            style = "red" if (failed or e.parse_error or e.response_source in ("mismatch", "unknown_tool", "limit")) else "magenta"
+            out.append(prefix + f"← {e.name} [{', '.join(flags)}]: {_short(e.result)}\n", style=style)
+            for r in failed:
+                out.append(f"       ✗ {r.path} {r.matcher}: {r.reason} (expected {_short(r.expected, 60)}, got {_short(r.actual, 60)})\n", style="red")
+    for e in trace.unapplied_channel_events:
+        out.append(f"     ~ channel {e.kind} ({e.anchor}): {e.detail} [not applied]\n", style="dim")
+    if trace.end:
+        out.append(f"END: {trace.end.reason} — {trace.end.detail}\n", style="bold")
+    if trace.failure:
+        out.append(f"FAILURE ({trace.failure.failure_class}): {trace.failure.kind}: {trace.failure.detail}\n", style="bold red")
+    return out

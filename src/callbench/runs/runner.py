@@ -1,0 +1,102 @@
+"""A sweep: candidates × scenarios × repeats, each call run, scored and written to the run folder.
+
+Layout of a run folder:
+    run.json                                   the run's configuration
+    traces/<candidate>/<scenario>/r<k>.json    one trace per attempt, written whole (temp file + rename)
+    scorecards/<candidate>/<scenario>/r<k>.json
+    report.json                                summary + sha256 manifest of every file above
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..call import Trace
+from ..grading import Scorecard, score_trace
+from ..spec import Suite
+from .episodes import Attempt, run_attempt
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    candidates: tuple[str, ...] = ("oracle", "noop", "shortcut")
+    repeats: int = 1
+    seed: int = 0
+    caller: str = "scripted"
+    concurrency: int = 8
+    scenarios: tuple[str, ...] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"candidates": list(self.candidates), "repeats": self.repeats, "seed": self.seed, "caller": self.caller,
+                "scenarios": list(self.scenarios) if self.scenarios else None}
+
+
+@dataclass
+class RunResult:
+    out_dir: Path
+    report: dict[str, Any]
+    scorecards: list[Scorecard] = field(default_factory=list)
+
+
+def plan(suite: Suite, config: RunConfig) -> list[Attempt]:
+    scenario_ids = list(config.scenarios) if config.scenarios else list(suite.scenarios)
+    unknown = [s for s in scenario_ids if s not in suite.scenarios]
+    if unknown:
+        raise ValueError(f"unknown scenario(s): {', '.join(unknown)}")
+    return [Attempt(c, s, r) for c in config.candidates for s in scenario_ids for r in range(config.repeats)]
+
+
+def write_json_atomic(path: Path, text: str) -> None:
+    """Write whole or not at all: a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def trace_path(out: Path, attempt: Attempt) -> Path:
+    return out / "traces" / attempt.candidate / attempt.scenario_id / f"r{attempt.repeat}.json"
+
+
+def scorecard_path(out: Path, attempt: Attempt) -> Path:
+    return out / "scorecards" / attempt.candidate / attempt.scenario_id / f"r{attempt.repeat}.json"
+
+
+async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
+                          on_done: Callable[[Attempt, Scorecard], None] | None = None) -> RunResult:
+    from ..reports.report import build_report
+
+    attempts = plan(suite, config)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out_dir / "run.json", json.dumps({"suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256},
+                                                       "config": config.as_dict(), "code_version": __version__}, indent=1))
+    gate = asyncio.Semaphore(max(1, config.concurrency))
+    cards: dict[Attempt, Scorecard] = {}
+
+    async def one(attempt: Attempt) -> None:
+        async with gate:
+            trace: Trace = await run_attempt(suite, attempt, config.seed, config.caller)
+        card = score_trace(trace, suite.scenarios[attempt.scenario_id], suite.manifest)
+        write_json_atomic(trace_path(out_dir, attempt), trace.to_json())
+        write_json_atomic(scorecard_path(out_dir, attempt), card.model_dump_json(indent=1))
+        cards[attempt] = card
+        if on_done:
+            on_done(attempt, card)
+
+    await asyncio.gather(*(one(a) for a in attempts))
+    ordered = [cards[a] for a in attempts]
+    report = build_report(suite, config, ordered, out_dir)
+    write_json_atomic(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
+    return RunResult(out_dir=out_dir, report=report, scorecards=ordered)
+
+
+def run_suite(suite: Suite, config: RunConfig, out_dir: str | Path,
+              on_done: Callable[[Attempt, Scorecard], None] | None = None) -> RunResult:
+    return asyncio.run(run_suite_async(suite, config, Path(out_dir), on_done))

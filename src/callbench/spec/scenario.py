@@ -1,0 +1,210 @@
+"""Scenarios: one call to simulate, with everything needed to run it and grade it.
+
+Who sees what is enforced by which part reads which field: the caller reads
+`caller`; the candidate reads the agent definition and `call_context`; the
+backend reads `backend`; graders read `expected_actions` and `criteria`; only
+the oracle reads `reference`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, model_validator
+
+from .base import Identifier, SpecModel
+from .matchers import Matcher
+
+Weight = Annotated[int, Field(ge=1, le=3)]
+
+
+class Persona(SpecModel):
+    patience: Literal["low", "medium", "high"] = "medium"
+    verbosity: Literal["terse", "normal", "chatty"] = "normal"
+    mood: Literal["calm", "angry", "anxious", "confused"] = "calm"
+    notes: str = ""
+
+
+class PlanStep(SpecModel):
+    """One intention: it fires only when `trigger` is true, and the caller then conveys `meaning`."""
+
+    id: Identifier
+    trigger: str = Field(min_length=1)
+    meaning: str = Field(min_length=1)
+    say: str | None = Field(default=None, description="canonical line for the scripted caller")
+    cue: list[str] = Field(default_factory=list, description="words in the agent's speech that make the trigger true")
+
+
+class CallerBrief(SpecModel):
+    context: str = Field(min_length=1)
+    reason: str = Field(min_length=1)
+    knows: dict[str, Any] = Field(default_factory=dict)
+    does_not_know: list[str] = Field(default_factory=list)
+    persona: Persona = Field(default_factory=Persona)
+    datetime: dt.datetime
+    plan: list[PlanStep] = Field(min_length=1)
+
+
+class QueueEntry(SpecModel):
+    expect: dict[str, Matcher] = Field(default_factory=dict)
+    respond: Any
+    mismatch: Any = Field(default_factory=lambda: {"status": "error", "message": "the request could not be processed"})
+
+
+class QueueBackendSpec(SpecModel):
+    kind: Literal["queue"]
+    hidden: dict[str, Any] = Field(default_factory=dict)
+    queues: dict[str, list[QueueEntry]] = Field(default_factory=dict)
+    defaults: dict[str, Any] = Field(default_factory=dict)
+
+
+BackendSpec = Annotated[Union[QueueBackendSpec], Field(discriminator="kind")]
+
+
+class _Event(SpecModel):
+    """Events are keyed to a caller turn number or to the plan step being expressed.
+
+    `step` is the robust choice: with an LLM caller, the turn on which a step is
+    expressed varies, but the damage should still land on that step's words.
+    """
+
+    turn: int | None = Field(default=None, ge=1)
+    step: Identifier | None = None
+
+    @model_validator(mode="after")
+    def _one_anchor(self):
+        if (self.turn is None) == (self.step is None):
+            raise ValueError("a channel event needs exactly one of 'turn' or 'step'")
+        return self
+
+
+class Substitute(_Event):
+    kind: Literal["substitute"]
+    span: str = Field(min_length=1)
+    with_: str = Field(alias="with")
+
+
+class Drop(_Event):
+    kind: Literal["drop"]
+    span: str = Field(min_length=1)
+
+
+class Double(_Event):
+    kind: Literal["double"]
+    span: str = Field(min_length=1)
+
+
+class Split(_Event):
+    """A VAD split: the turn is cut right after each span in `after` (so at most three fragments)."""
+
+    kind: Literal["split"]
+    after: list[str] = Field(min_length=1, max_length=2)
+
+
+ChannelEvent = Annotated[Union[Substitute, Drop, Double, Split], Field(discriminator="kind")]
+
+
+class ChannelProgram(SpecModel):
+    seeded_first_turn: bool = False
+    events: list[ChannelEvent] = Field(default_factory=list)
+
+
+class Count(SpecModel):
+    exactly: int | None = Field(default=None, ge=0)
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _coherent(self) -> "Count":
+        if self.exactly is not None and (self.min is not None or self.max is not None):
+            raise ValueError("use either 'exactly' or 'min'/'max', not both")
+        if self.exactly is None and self.min is None and self.max is None:
+            raise ValueError("a count needs 'exactly', 'min' or 'max'")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min {self.min} is greater than max {self.max}")
+        return self
+
+    def holds(self, n: int) -> bool:
+        if self.exactly is not None:
+            return n == self.exactly
+        return (self.min is None or n >= self.min) and (self.max is None or n <= self.max)
+
+    @property
+    def forbids(self) -> bool:
+        return self.exactly == 0 or self.max == 0
+
+    def __str__(self) -> str:
+        if self.exactly is not None:
+            return f"exactly {self.exactly}"
+        parts = ([f"at least {self.min}"] if self.min is not None else []) + ([f"at most {self.max}"] if self.max is not None else [])
+        return " and ".join(parts)
+
+
+class ExpectedAction(SpecModel):
+    id: Identifier
+    tool: Identifier
+    description: str = ""
+    args: dict[str, Matcher] = Field(default_factory=dict)
+    count: Count = Field(default_factory=lambda: Count(min=1))
+    after: list[Identifier] = Field(default_factory=list)
+    weight: Weight = 1
+
+
+class Anchors(SpecModel):
+    met: str = Field(min_length=1)
+    partial: str = Field(min_length=1)
+    not_met: str = Field(min_length=1)
+
+
+class Criterion(SpecModel):
+    id: Identifier
+    pillar: Literal["task", "conversation"] = "task"
+    weight: Weight = 1
+    statement: str = Field(min_length=1)
+    anchors: Anchors
+    excerpts: list[str] = Field(default_factory=list)
+
+
+class ReferenceCall(SpecModel):
+    tool: Identifier
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class ReferenceTurn(SpecModel):
+    """One oracle message: speech and/or tool calls.
+
+    An entry normally opens a new candidate turn (after the caller has spoken);
+    `same_turn: true` plays it right after the previous entry's tool results
+    instead, so a reference can look something up and act on the answer before
+    the caller speaks again.
+    """
+
+    say: str | None = None
+    calls: list[ReferenceCall] = Field(default_factory=list)
+    same_turn: bool = False
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> "ReferenceTurn":
+        if not self.say and not self.calls:
+            raise ValueError("a reference turn needs 'say', 'calls' or both")
+        return self
+
+
+class Scenario(SpecModel):
+    id: Identifier
+    agent: Identifier
+    title: str = ""
+    language: str = Field(min_length=2)
+    difficulty: Literal["easy", "medium", "hard"] = "medium"
+    tags: list[str] = Field(default_factory=list)
+    call_context: dict[str, Any] = Field(
+        default_factory=dict,
+        description="facts the deployment hands the candidate when the call starts (caller id, the member being called)",
+    )
+    caller: CallerBrief
+    backend: BackendSpec
+    channel: ChannelProgram = Field(default_factory=ChannelProgram)
+    expected_actions: list[ExpectedAction] = Field(default_factory=list)
+    criteria: list[Criterion] = Field(default_factory=list)
+    reference: list[ReferenceTurn] = Field(min_length=1)

@@ -1,0 +1,75 @@
+"""`suite.yaml` and the loaded bundle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .agent import AgentDefinition
+from .base import Identifier, SpecModel
+from .scenario import Anchors, Scenario, Weight
+
+
+class ConversationCriterion(SpecModel):
+    """A conversation dimension rated 1-5 on every call of the suite (memory, speech around tools, ...)."""
+
+    id: Identifier
+    weight: Weight = 1
+    statement: str = Field(min_length=1)
+    anchors: Anchors | None = None
+
+
+class CallerPhrases(SpecModel):
+    """What the scripted caller says when no plan step fires, how it closes, and what counts as goodbye."""
+
+    goodbye: list[str] = Field(min_length=1)
+    idle: list[str] = Field(min_length=1)
+    closing: str = Field(min_length=1)
+
+
+class SuiteDefaults(SpecModel):
+    max_caller_turns: int = Field(default=30, ge=1)
+    max_tool_calls_per_turn: int = Field(default=10, ge=1)
+    caller_phrases: dict[str, CallerPhrases] = Field(default_factory=dict)
+
+
+class SuiteManifest(SpecModel):
+    id: Identifier
+    version: str = Field(min_length=1)
+    title: str = ""
+    description: str = ""
+    languages: list[str] = Field(min_length=1)
+    conversation_criteria: list[ConversationCriterion] = Field(default_factory=list)
+    defaults: SuiteDefaults = Field(default_factory=SuiteDefaults)
+
+
+class LoadedAgent(BaseModel):
+    """An agent definition with its instructions read and rendered, and the hash of that text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    definition: AgentDefinition
+    instructions: str
+    instructions_sha256: str
+    file: str
+
+
+class Suite(BaseModel):
+    """A loaded, validated suite. `sha256` covers every file of the bundle, so any edit changes it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    manifest: SuiteManifest
+    root: Path
+    agents: dict[str, LoadedAgent]
+    scenarios: dict[str, Scenario]
+    scenario_files: dict[str, str]
+    sha256: str
+
+    @property
+    def id(self) -> str:
+        return self.manifest.id
+
+    def agent_for(self, scenario: Scenario) -> LoadedAgent:
+        return self.agents[scenario.agent]

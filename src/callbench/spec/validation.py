@@ -1,0 +1,236 @@
+"""Cross-file rules a suite must satisfy before anything runs.
+
+Each rule reports the file and the field path (and line, when known) of every
+violation. These are the mistakes that otherwise surface as a silently wrong
+score: a matcher that can never hold, a criterion quoting a rule the agent was
+never given, a fixture pointing at a fact nobody has.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from ..errors import Problem
+from .agent import AgentDefinition
+from .matchers import type_problems
+from .scenario import Scenario, Split
+from .suite import Suite
+from .templates import TemplateError, make_scope, references, resolve
+from .yamlio import YamlDocument, dotted
+
+_SPACE = re.compile(r"\s+")
+
+
+def normalize_space(text: str) -> str:
+    """Excerpts are compared with runs of white space folded, so re-wrapping a paragraph is harmless."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+class _Report:
+    def __init__(self, docs: dict[str, YamlDocument]):
+        self.docs = docs
+        self.problems: list[Problem] = []
+
+    def add(self, label: str, loc: tuple, message: str, level: str = "error") -> None:
+        doc = self.docs.get(label)
+        self.problems.append(Problem(label, dotted(loc), message, doc.line_of(loc) if doc else None, level))
+
+
+def validate_suite(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
+    report = _Report(docs)
+    languages = set(suite.manifest.languages)
+    for loaded in suite.agents.values():
+        _check_agent(report, loaded.file, loaded.definition, languages)
+    for scenario_id, scenario in suite.scenarios.items():
+        label = suite.scenario_files[scenario_id]
+        loaded = suite.agents.get(scenario.agent)
+        if scenario.language not in languages:
+            report.add(label, ("language",), f"language '{scenario.language}' is not one of the suite's languages {sorted(languages)}")
+        if loaded is None:
+            report.add(label, ("agent",), f"agent '{scenario.agent}' is not defined in agents/")
+            continue
+        _check_scenario(report, label, scenario, loaded.definition, loaded.instructions)
+        _check_scripted_caller(report, label, scenario, suite)
+    return report.problems
+
+
+def _check_agent(report: _Report, label: str, agent: AgentDefinition, languages: set[str]) -> None:
+    if agent.language not in languages:
+        report.add(label, ("language",), f"language '{agent.language}' is not one of the suite's languages {sorted(languages)}")
+    seen: set[str] = set()
+    for i, tool in enumerate(agent.tools):
+        loc = ("tools", i)
+        if tool.name in seen:
+            report.add(label, loc + ("name",), f"tool name '{tool.name}' is used twice")
+        seen.add(tool.name)
+        if tool.parameters.get("type") != "object":
+            report.add(label, loc + ("parameters", "type"), "tool parameters must be a JSON Schema of type 'object'")
+        try:
+            Draft202012Validator.check_schema(tool.parameters)
+        except SchemaError as exc:
+            where = ("parameters",) + tuple(exc.path)
+            report.add(label, loc + where, f"not a valid JSON Schema: {exc.message}")
+        required = tool.parameters.get("required", [])
+        props = tool.parameters.get("properties", {}) or {}
+        for name in required if isinstance(required, list) else []:
+            if name not in props:
+                report.add(label, loc + ("parameters", "required"), f"required parameter '{name}' has no entry in properties")
+        if tool.ends_call and tool.success is None:
+            report.add(label, loc + ("success",), f"call-ending tool '{tool.name}' must declare a success condition")
+        if tool.success is not None and not tool.ends_call:
+            report.add(label, loc + ("success",), f"tool '{tool.name}' declares a success condition but does not end the call (set ends_call: true)")
+    if not agent.end_tools:
+        report.add(label, ("tools",), "no tool ends the call (mark one with ends_call: true)", level="warning")
+
+
+def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefinition, instructions: str) -> None:
+    scope = make_scope(sc.caller.knows, sc.backend.hidden)
+
+    def resolves(value: Any, loc: tuple) -> bool:
+        ok = True
+        for ref in references(value):
+            try:
+                resolve("${" + ref + "}", scope)
+            except TemplateError as exc:
+                report.add(label, loc, str(exc))
+                ok = False
+        return ok
+
+    def check_args(matchers: dict, tool_name: str, loc: tuple) -> None:
+        tool = agent.tool(tool_name)
+        if tool is None:
+            return
+        for pname, matcher in matchers.items():
+            schema = tool.parameter_schema(pname)
+            if schema is None:
+                report.add(label, loc + (pname,), f"tool '{tool_name}' has no parameter '{pname}'")
+                continue
+            raw = matcher.model_dump(by_alias=True)
+            if not resolves(raw, loc + (pname,)):
+                continue
+            for message in type_problems(matcher, schema, lambda v: resolve(v, scope)):
+                report.add(label, loc + (pname,), message)
+
+    def known_tool(name: str, loc: tuple) -> bool:
+        if agent.tool(name) is None:
+            report.add(label, loc, f"tool '{name}' is not defined by agent '{agent.id}'")
+            return False
+        return True
+
+    # plan
+    step_ids = [s.id for s in sc.caller.plan]
+    for i, step in enumerate(sc.caller.plan):
+        if step_ids.index(step.id) != i:
+            report.add(label, ("caller", "plan", i, "id"), f"plan step id '{step.id}' is used twice")
+        if step.say:
+            resolves(step.say, ("caller", "plan", i, "say"))
+    # backend
+    for tool_name, entries in sc.backend.queues.items():
+        if not known_tool(tool_name, ("backend", "queues", tool_name)):
+            continue
+        for j, entry in enumerate(entries):
+            loc = ("backend", "queues", tool_name, j)
+            check_args(dict(entry.expect), tool_name, loc + ("expect",))
+            resolves(entry.respond, loc + ("respond",))
+            resolves(entry.mismatch, loc + ("mismatch",))
+    for tool_name, value in sc.backend.defaults.items():
+        if known_tool(tool_name, ("backend", "defaults", tool_name)):
+            resolves(value, ("backend", "defaults", tool_name))
+    resolves(sc.call_context, ("call_context",))
+    # channel
+    for i, event in enumerate(sc.channel.events):
+        loc = ("channel", "events", i)
+        if event.step is not None:
+            step = next((s for s in sc.caller.plan if s.id == event.step), None)
+            if step is None:
+                report.add(label, loc + ("step",), f"plan step '{event.step}' does not exist")
+            elif step.say:
+                said = _safe_resolve(step.say, scope)
+                spans = event.after if isinstance(event, Split) else [event.span]
+                for span in spans:
+                    if span not in said:
+                        report.add(label, loc, f"span {span!r} does not occur in the 'say' line of step '{step.id}'")
+    # expected actions
+    action_ids = [a.id for a in sc.expected_actions]
+    for i, action in enumerate(sc.expected_actions):
+        loc = ("expected_actions", i)
+        if action_ids.index(action.id) != i:
+            report.add(label, loc + ("id",), f"action id '{action.id}' is used twice")
+        if known_tool(action.tool, loc + ("tool",)):
+            check_args(dict(action.args), action.tool, loc + ("args",))
+        for k, dep in enumerate(action.after):
+            if dep not in action_ids:
+                report.add(label, loc + ("after", k), f"action '{dep}' does not exist")
+            elif dep == action.id:
+                report.add(label, loc + ("after", k), "an action cannot come after itself")
+        if action.after and action.count.forbids:
+            report.add(label, loc + ("after",), "a forbidden action (count 0) cannot have an ordering constraint")
+    cycle = _cycle({a.id: list(a.after) for a in sc.expected_actions})
+    if cycle:
+        report.add(label, ("expected_actions",), f"ordering constraints form a cycle: {' -> '.join(cycle)}")
+    # criteria
+    rendered = normalize_space(instructions)
+    crit_ids = [c.id for c in sc.criteria]
+    for i, crit in enumerate(sc.criteria):
+        if crit_ids.index(crit.id) != i:
+            report.add(label, ("criteria", i, "id"), f"criterion id '{crit.id}' is used twice")
+        for k, excerpt in enumerate(crit.excerpts):
+            if normalize_space(excerpt) not in rendered:
+                report.add(label, ("criteria", i, "excerpts", k), f"excerpt does not occur verbatim in the instructions of agent '{agent.id}'")
+    # reference
+    for i, turn in enumerate(sc.reference):
+        for k, call in enumerate(turn.calls):
+            loc = ("reference", i, "calls", k)
+            known_tool(call.tool, loc + ("tool",))
+            resolves(call.args, loc + ("args",))
+        if turn.say:
+            resolves(turn.say, ("reference", i, "say"))
+
+
+def _check_scripted_caller(report: _Report, label: str, sc: Scenario, suite: Suite) -> None:
+    """The scripted caller needs a line and cues for each step; say so up front rather than at run time."""
+    for i, step in enumerate(sc.caller.plan):
+        if not step.say:
+            report.add(label, ("caller", "plan", i, "say"), f"step '{step.id}' has no 'say' line: this scenario cannot run with the scripted caller", "warning")
+        if not step.cue:
+            report.add(label, ("caller", "plan", i, "cue"), f"step '{step.id}' has no cues: this scenario cannot run with the scripted caller", "warning")
+    if sc.language not in suite.manifest.defaults.caller_phrases:
+        report.add(label, ("language",), f"suite.yaml defaults.caller_phrases has no entry for '{sc.language}': the scripted caller cannot run this scenario", "warning")
+
+
+def _safe_resolve(text: str, scope: dict) -> str:
+    try:
+        return str(resolve(text, scope))
+    except TemplateError:
+        return text
+
+
+def _cycle(graph: dict[str, list[str]]) -> list[str]:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        stack.append(node)
+        for nxt in graph.get(node, []):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt in graph and state.get(nxt) is None:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return []
+
+    for node in graph:
+        if state.get(node) is None:
+            found = visit(node)
+            if found:
+                return found
+    return []

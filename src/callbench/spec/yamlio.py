@@ -1,0 +1,114 @@
+"""YAML reading that protects authors: YAML 1.2 scalars, no duplicate keys, line numbers kept.
+
+PyYAML follows YAML 1.1, where `no` is False and `0412` is octal 266: a member
+id or a Norwegian country code would silently change. Here only `true`/`false`
+are booleans and numbers with leading zeros stay strings, and every field path
+remembers its line so errors can point at it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import Problem
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+_Loader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*))$"), list("-+0123456789"))
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    list("-+0123456789."),
+)
+
+
+class YamlDocument:
+    """Parsed data plus a map from field paths (tuples of keys/indices) to 1-based line numbers."""
+
+    def __init__(self, data: Any, lines: dict[tuple, int]):
+        self.data = data
+        self.lines = lines
+
+    def line_of(self, loc: tuple) -> int | None:
+        """The line of the deepest known prefix of `loc` (a missing key points at its parent)."""
+        for end in range(len(loc), -1, -1):
+            if loc[:end] in self.lines:
+                return self.lines[loc[:end]]
+        return None
+
+
+def read_yaml(path: Path, label: str) -> tuple[YamlDocument | None, list[Problem]]:
+    """Parse one YAML file; on failure return the problems (one line each), never raise."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, [Problem(label, "", "file not found")]
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Problem(label, "", f"cannot read file: {exc.__class__.__name__}")]
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, [Problem(label, "", "file is empty")]
+        dupes = _duplicates(node, ())
+        if dupes:
+            return None, [Problem(label, _dotted(loc), f"duplicate key '{key}'", line) for loc, key, line in dupes]
+        data = loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return None, [Problem(label, "", f"malformed YAML: {reason}", mark.line + 1 if mark else None)]
+    finally:
+        loader.dispose()
+    lines: dict[tuple, int] = {}
+    _index(node, (), lines)
+    return YamlDocument(data, lines), []
+
+
+def _index(node: yaml.Node, loc: tuple, lines: dict[tuple, int]) -> None:
+    lines[loc] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            k = (loc + (key.value,))
+            _index(value, k, lines)
+            lines[k] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _index(item, loc + (i,), lines)
+
+
+def _duplicates(node: yaml.Node, loc: tuple) -> list[tuple[tuple, str, int]]:
+    found = []
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key, value in node.value:
+            if key.value in seen:
+                found.append((loc, key.value, key.start_mark.line + 1))
+            seen.add(key.value)
+            found += _duplicates(value, loc + (key.value,))
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            found += _duplicates(item, loc + (i,))
+    return found
+
+
+def _dotted(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+dotted = _dotted

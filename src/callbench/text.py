@@ -1,0 +1,69 @@
+"""Script-aware text helpers shared by the scripted caller, the channel and the shortcut baseline.
+
+Python's `\\w` splits Indic words at their vowel signs (combining marks are not
+alphanumeric), so words here are runs of letters, marks and digits by Unicode
+category.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+
+
+def is_word_char(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "LMN"
+
+
+def fold(text: str) -> str:
+    """Normalise for comparison: NFC, then casefold (a no-op for scripts without case)."""
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def words(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, word) for every run of word characters."""
+    start = None
+    for i, ch in enumerate(text):
+        if is_word_char(ch):
+            if start is None:
+                start = i
+        elif start is not None:
+            yield start, i, text[start:i]
+            start = None
+    if start is not None:
+        yield start, len(text), text[start:]
+
+
+def letter_count(word: str) -> int:
+    return sum(1 for ch in word if unicodedata.category(ch)[0] in "LM")
+
+
+def find_cue(cue: str, text: str) -> bool:
+    """True when `cue` starts a word in `text` (case- and script-aware; inflected endings allowed)."""
+    needle, hay = fold(cue).strip(), fold(text)
+    if not needle:
+        return False
+    for m in re.finditer(re.escape(needle), hay):
+        if m.start() == 0 or not is_word_char(hay[m.start() - 1]):
+            return True
+    return False
+
+
+def find_span(span: str, text: str) -> tuple[int, int] | None:
+    """Position of `span` in `text`, exact first, then ignoring case (NFC both sides)."""
+    text_n, span_n = unicodedata.normalize("NFC", text), unicodedata.normalize("NFC", span)
+    at = text_n.find(span_n)
+    if at >= 0:
+        return at, at + len(span_n)
+    m = re.search(re.escape(span_n), text_n, flags=re.IGNORECASE)
+    return (m.start(), m.end()) if m else None
+
+
+def script_of(text: str) -> str | None:
+    """The Unicode script name of the first letter (LATIN, GUJARATI, DEVANAGARI, ...)."""
+    for ch in text:
+        if unicodedata.category(ch)[0] == "L":
+            name = unicodedata.name(ch, "")
+            return name.split(" ")[0] if name else None
+    return None

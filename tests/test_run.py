@@ -95,3 +95,15 @@ def test_help_does_not_import_heavy_modules():
             "print('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
     assert "HEAVY []" in out
+
+
+def test_run_refuses_up_front_scenarios_the_scripted_caller_cannot_play(mini_suite, tmp_path):
+    import pytest
+
+    sc = mini_suite.scenarios["reschedule"]
+    step = sc.caller.plan[0].model_copy(update={"cue": []})
+    broken = sc.model_copy(update={"caller": sc.caller.model_copy(update={"plan": [step, *sc.caller.plan[1:]]})})
+    suite = mini_suite.model_copy(update={"scenarios": {"reschedule": broken}})
+    with pytest.raises(ValueError, match="'scripted' caller cannot run: .*lack a 'say' line or cues"):
+        run_suite(suite, RunConfig(), tmp_path / "r")
+    assert not (tmp_path / "r").exists()

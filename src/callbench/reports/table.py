@@ -8,16 +8,17 @@ from rich.table import Table
 
 
 def _fmt(value: float | None) -> str:
-    return "not measured" if value is None else f"{value:.1f}"
+    return "n/m" if value is None else f"{value:.1f}"
 
 
 def summary_table(report: dict[str, Any]) -> Table:
     suite = report["suite"]
     table = Table(title=f"{suite['id']} {suite['version']} — seed {report['run']['seed']}, {report['run']['repeats']} repeat(s)")
-    for col in ("candidate", "task pillar", "conversation", "scenarios passed", "calls passed", "coverage"):
+    for col in ("candidate", "task", "conversation", "scenarios ok", "calls ok", "coverage"):
         table.add_column(col, justify="left" if col == "candidate" else "right")
     for name, row in report["candidates"].items():
         coverage = f"{row['coverage'] * 100:.0f}%" + ("" if row["measured"] else " (unmeasured)")
         table.add_row(name, _fmt(row["task"]), _fmt(row["conversation"]), f"{row['scenarios_passed']}/{row['scenarios']}",
                       f"{row['calls_passed']}/{row['attempted']}", coverage)
+    table.caption = "task/conversation: pillar scores 0-100 (n/m: not measured; no judge); ok: every deterministic check met"
     return table

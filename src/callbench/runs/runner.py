@@ -21,7 +21,7 @@ from .._version import __version__
 from ..call import Trace
 from ..grading import Scorecard, score_trace
 from ..spec import Suite
-from .episodes import Attempt, run_attempt
+from .episodes import Attempt, make_caller, run_attempt
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,19 @@ class RunResult:
 
 
 def plan(suite: Suite, config: RunConfig) -> list[Attempt]:
+    """The attempts of a run; refuses up front (not mid-run) scenarios the chosen caller cannot play."""
     scenario_ids = list(config.scenarios) if config.scenarios else list(suite.scenarios)
     unknown = [s for s in scenario_ids if s not in suite.scenarios]
     if unknown:
         raise ValueError(f"unknown scenario(s): {', '.join(unknown)}")
+    unplayable = []
+    for sid in scenario_ids:
+        try:
+            make_caller(config.caller, suite.scenarios[sid], suite)
+        except ValueError as exc:
+            unplayable.append(str(exc))
+    if unplayable:
+        raise ValueError(f"the '{config.caller}' caller cannot run: " + "; ".join(unplayable))
     return [Attempt(c, s, r) for c in config.candidates for s in scenario_ids for r in range(config.repeats)]
 
 

@@ -1,0 +1,84 @@
+import asyncio
+
+import pytest
+
+from callbench.call import CallerView, PublicTurn
+from callbench.callers import ScriptedCaller, ScriptedCallerUnavailable, check_utterance, CallerTurnRejected
+from callbench.call.types import CallerUtterance
+from callbench.spec import CallerPhrases, Scenario
+from callbench.text import find_cue
+
+PHRASES = CallerPhrases(goodbye=["bye", "આવજો"], idle=["Sorry?", "Okay."], closing="Bye then.")
+
+
+def scenario(patience="low", steps=None):
+    steps = steps or [
+        {"id": "a", "trigger": "greeted", "meaning": "m", "say": "I want ${caller.knows.thing}.", "cue": ["help"]},
+        {"id": "b", "trigger": "asked", "meaning": "m", "say": "It is 12.", "cue": ["અંદાજ", "how many"]},
+    ]
+    return Scenario.model_validate({
+        "id": "s", "agent": "x", "language": "en",
+        "caller": {"context": "c", "reason": "r", "knows": {"thing": "milk"}, "datetime": "2026-01-01T10:00:00Z",
+                   "persona": {"patience": patience}, "plan": steps},
+        "backend": {"kind": "queue"}, "reference": [{"say": "hi"}]})
+
+
+def say(caller, heard, expressed=(), turn=1):
+    convo = tuple(PublicTurn("agent", h) for h in heard)
+    view = CallerView(brief=caller_brief, language="en", conversation=convo, expressed=tuple(expressed), turn=turn)
+    return asyncio.run(caller.respond(view))
+
+
+caller_brief = scenario().caller
+
+
+def test_cue_matching_is_case_and_script_aware():
+    assert find_cue("help", "How can I HELP you?")
+    assert find_cue("help", "is this helpful")       # inflected endings count
+    assert not find_cue("help", "whelp")             # but the cue must start a word
+    assert find_cue("અંદાજ", "આજ સાંજનો અંદાજે કેટલો?")  # Gujarati with a vowel-sign ending
+    assert not find_cue("અંદાજ", "કેટલું દૂધ?")
+
+
+def test_advances_only_on_cue_and_speaks_the_line_with_facts_filled():
+    c = ScriptedCaller(scenario(), PHRASES)
+    u = say(c, ["Hello, how can I help?"])
+    assert (u.text, u.expressed_steps, u.done) == ("I want milk.", ("a",), False)
+    u = say(c, ["Which day?"], expressed=["a"])
+    assert u.expressed_steps == () and u.text == "Sorry?"
+    u = say(c, ["સાંજનો અંદાજ કહો"], expressed=["a"])
+    assert u.expressed_steps == ("b",)
+
+
+def test_runs_out_of_patience_and_hangs_up():
+    c = ScriptedCaller(scenario("low"), PHRASES)
+    texts = [say(c, ["Mm."]) for _ in range(3)]
+    assert [t.done for t in texts] == [False, False, True] and texts[-1].text == "Bye then."
+
+
+def test_closes_on_goodbye_only_after_the_plan():
+    c = ScriptedCaller(scenario(), PHRASES)
+    assert not say(c, ["bye"], expressed=[]).done
+    u = say(c, ["All done, bye!"], expressed=["a", "b"])
+    assert u.done and u.text == "Bye then."
+
+
+def test_refuses_scenarios_without_lines_or_phrases():
+    no_lines = scenario(steps=[{"id": "a", "trigger": "t", "meaning": "m"}])
+    with pytest.raises(ScriptedCallerUnavailable, match="lack a 'say' line or cues"):
+        ScriptedCaller(no_lines, PHRASES)
+    with pytest.raises(ScriptedCallerUnavailable, match="no caller phrases"):
+        ScriptedCaller(scenario(), None)
+
+
+@pytest.mark.parametrize("utterance,expressed,message", [
+    (CallerUtterance(text="  "), (), "empty"),
+    (CallerUtterance(text="x", expressed_steps=("a", "b")), (), "at most one"),
+    (CallerUtterance(text="x", expressed_steps=("b",)), (), "out of order"),
+    (CallerUtterance(text="x", expressed_steps=("a",)), ("a",), "twice"),
+    (CallerUtterance(text="x", expressed_steps=("zz",)), (), "unknown plan step"),
+])
+def test_caller_turn_rejections(utterance, expressed, message):
+    view = CallerView(brief=caller_brief, language="en", conversation=(), expressed=expressed, turn=1)
+    with pytest.raises(CallerTurnRejected, match=message):
+        check_utterance(view, utterance)

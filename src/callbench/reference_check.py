@@ -18,7 +18,15 @@ from .spec.yamlio import YamlDocument
 
 
 def reference_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
-    return asyncio.run(_check_all(suite, docs))
+    """Synchronous on purpose (validation is); inside a running event loop it runs on a helper thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_check_all(suite, docs))
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, _check_all(suite, docs)).result()
 
 
 async def _check_all(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import Problem, SuiteError
+from ..errors import Problem
 from .agent import AgentDefinition
 from .scenario import Scenario
 from .suite import LoadedAgent, Suite, SuiteManifest
@@ -29,13 +29,20 @@ def parse_model(doc: YamlDocument, model: type[M], label: str) -> tuple[M | None
     except ValidationError as exc:
         problems = []
         for err in exc.errors(include_url=False):
-            loc = _real_loc(doc.data, tuple(err["loc"]))
+            loc = tuple(err["loc"])
+            if err["type"] in ("union_tag_not_found", "union_tag_invalid"):
+                loc += (err["ctx"]["discriminator"].strip("'"),)  # point at `kind:`, not at the whole block
+            loc = _real_loc(doc.data, loc, err["type"] in ("missing", "union_tag_not_found"))
             problems.append(Problem(label, dotted(loc), _message(err), doc.line_of(loc)))
         return None, _unique(problems)
 
 
-def _real_loc(data: Any, loc: tuple) -> tuple:
-    """Drop the union-tag segments pydantic inserts, keeping only keys and indices a user wrote."""
+def _real_loc(data: Any, loc: tuple, missing: bool = False) -> tuple:
+    """Drop the union-tag segments pydantic inserts, keeping only keys and indices a user wrote.
+
+    A last segment absent from the data is kept only for a missing field (it names the key to
+    add); otherwise it is a tag (`channel.events[0].split` for an error of the whole event).
+    """
     out: list[Any] = []
     node = data
     for i, seg in enumerate(loc):
@@ -44,7 +51,7 @@ def _real_loc(data: Any, loc: tuple) -> tuple:
             if seg in node:
                 out.append(seg)
                 node = node[seg]
-            elif last:
+            elif last and missing:
                 out.append(seg)
         elif isinstance(node, list) and isinstance(seg, int) and 0 <= seg < len(node):
             out.append(seg)
@@ -54,8 +61,10 @@ def _real_loc(data: Any, loc: tuple) -> tuple:
 
 def _message(err: dict) -> str:
     kind = err["type"]
-    if kind == "missing":
+    if kind in ("missing", "union_tag_not_found"):
         return "required field is missing"
+    if kind == "union_tag_invalid":
+        return f"{err['ctx']['tag']!r} is not one of: {err['ctx']['expected_tags']}"
     if kind == "extra_forbidden":
         return "unknown key"
     msg = err["msg"]
@@ -125,6 +134,11 @@ def load_suite_files(root: Path) -> tuple[Suite | None, list[Problem], dict[str,
     scenarios: dict[str, Scenario] = {}
     files: dict[str, str] = {}
     scenario_paths = sorted((root / "scenarios").glob("*/*.yaml")) if (root / "scenarios").is_dir() else []
+    # A scenario saved as .yml or at the wrong depth would otherwise be skipped without a word.
+    for path in sorted((root / "scenarios").rglob("*.y*ml")) if (root / "scenarios").is_dir() else []:
+        if path.suffix in (".yml", ".yaml") and path not in scenario_paths and not (_IGNORED & set(path.parts)):
+            problems.append(Problem(path.relative_to(root).as_posix(), "",
+                                    "not a scenario file: scenarios live at scenarios/<agent-id>/<scenario-id>.yaml"))
     if not scenario_paths:
         problems.append(Problem("scenarios/", "", "no scenarios found (expected scenarios/<agent-id>/<scenario-id>.yaml)"))
     for path in scenario_paths:

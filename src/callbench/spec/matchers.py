@@ -266,6 +266,10 @@ def schema_types(schema: Mapping[str, Any]) -> set[str] | None:
     return None
 
 
+def _a(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
 def type_problems(matcher: _M, schema: Mapping[str, Any], resolve: Resolve = _identity) -> list[str]:
     """Why `matcher` can never hold for values of `schema` (empty when it agrees)."""
     kind = kind_of(matcher)
@@ -278,7 +282,7 @@ def type_problems(matcher: _M, schema: Mapping[str, Any], resolve: Resolve = _id
         return []
     wanted = _APPLIES.get(kind)
     if wanted is not None and not wanted & types:
-        return [f"matcher '{kind}' cannot apply to a {'/'.join(sorted(types))} parameter"]
+        return [f"matcher '{kind}' cannot apply to {_a('/'.join(sorted(types)))} parameter"]
     values: list[Any] = []
     if isinstance(matcher, Eq):
         values = [resolve(matcher.eq)]
@@ -287,7 +291,7 @@ def type_problems(matcher: _M, schema: Mapping[str, Any], resolve: Resolve = _id
     problems = []
     for v in values:
         if not any(_JSON_TYPES[t](v) for t in types if t in _JSON_TYPES):
-            problems.append(f"matcher '{kind}' value {v!r} is not a {'/'.join(sorted(types))}")
+            problems.append(f"matcher '{kind}' value {v!r} is not {_a('/'.join(sorted(types)))}")
         elif "enum" in schema and not any(same_value(v, e) for e in schema["enum"]):
             problems.append(f"matcher '{kind}' value {v!r} is not in the parameter's enum {schema['enum']!r}")
     return problems

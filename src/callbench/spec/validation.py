@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from ..errors import Problem
-from .agent import AgentDefinition
+from .agent import AgentDefinition, ToolSpec
 from .matchers import type_problems
 from .scenario import Scenario, Split
 from .suite import Suite
@@ -44,17 +44,24 @@ class _Report:
 def validate_suite(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
     report = _Report(docs)
     languages = set(suite.manifest.languages)
+    broken: set[str] = set()
     for loaded in suite.agents.values():
+        before = len(report.problems)
         _check_agent(report, loaded.file, loaded.definition, languages)
+        if any(p.level == "error" for p in report.problems[before:]):
+            broken.add(loaded.definition.id)
     for scenario_id, scenario in suite.scenarios.items():
         label = suite.scenario_files[scenario_id]
         loaded = suite.agents.get(scenario.agent)
         if scenario.language not in languages:
             report.add(label, ("language",), f"language '{scenario.language}' is not one of the suite's languages {sorted(languages)}")
         if loaded is None:
-            report.add(label, ("agent",), f"agent '{scenario.agent}' is not defined in agents/")
+            # An agent folder that exists but failed to load has its own problems reported already;
+            # repeating "not defined" on every scenario of it would only bury the real cause.
+            if not (suite.root / "agents" / scenario.agent).is_dir():
+                report.add(label, ("agent",), f"agent '{scenario.agent}' is not defined in agents/")
             continue
-        _check_scenario(report, label, scenario, loaded.definition, loaded.instructions)
+        _check_scenario(report, label, scenario, loaded.definition, loaded.instructions, scenario.agent not in broken)
         _check_scripted_caller(report, label, scenario, suite)
     return report.problems
 
@@ -88,23 +95,24 @@ def _check_agent(report: _Report, label: str, agent: AgentDefinition, languages:
         report.add(label, ("tools",), "no tool ends the call (mark one with ends_call: true)", level="warning")
 
 
-def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefinition, instructions: str) -> None:
+def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefinition, instructions: str,
+                    agent_ok: bool = True) -> None:
     scope = make_scope(sc.caller.knows, sc.backend.hidden)
 
     def resolves(value: Any, loc: tuple) -> bool:
         ok = True
-        for ref in references(value):
+        for where, ref in _references_at(value, loc):
             try:
                 resolve("${" + ref + "}", scope)
             except TemplateError as exc:
-                report.add(label, loc, str(exc))
+                report.add(label, where, str(exc))
                 ok = False
         return ok
 
     def check_args(matchers: dict, tool_name: str, loc: tuple) -> None:
         tool = agent.tool(tool_name)
-        if tool is None:
-            return
+        if tool is None or not isinstance(tool.parameters.get("properties", {}), dict):
+            return  # a malformed schema is reported on the agent; matching against it would only add noise
         for pname, matcher in matchers.items():
             schema = tool.parameter_schema(pname)
             if schema is None:
@@ -150,11 +158,14 @@ def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefin
             if step is None:
                 report.add(label, loc + ("step",), f"plan step '{event.step}' does not exist")
             elif step.say:
-                said = _safe_resolve(step.say, scope)
-                spans = event.after if isinstance(event, Split) else [event.span]
-                for span in spans:
+                try:
+                    said = str(resolve(step.say, scope))
+                except TemplateError:
+                    continue  # the say line's own reference is reported; its spans cannot be checked
+                spans = [(("after", k), s) for k, s in enumerate(event.after)] if isinstance(event, Split) else [(("span",), event.span)]
+                for where, span in spans:
                     if span not in said:
-                        report.add(label, loc, f"span {span!r} does not occur in the 'say' line of step '{step.id}'")
+                        report.add(label, loc + where, f"span {span!r} does not occur in the 'say' line of step '{step.id}'")
     # expected actions
     action_ids = [a.id for a in sc.expected_actions]
     for i, action in enumerate(sc.expected_actions):
@@ -184,10 +195,15 @@ def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefin
                 report.add(label, ("criteria", i, "excerpts", k), f"excerpt does not occur verbatim in the instructions of agent '{agent.id}'")
     # reference
     for i, turn in enumerate(sc.reference):
+        if turn.same_turn and (i == 0 or not sc.reference[i - 1].calls):
+            # the oracle would wait forever for a tool chain that never starts; say why here, not as
+            # a run of failed actions from the reference check
+            report.add(label, ("reference", i, "same_turn"), "same_turn needs a previous reference entry with tool calls to follow")
         for k, call in enumerate(turn.calls):
             loc = ("reference", i, "calls", k)
-            known_tool(call.tool, loc + ("tool",))
-            resolves(call.args, loc + ("args",))
+            if known_tool(call.tool, loc + ("tool",)) and resolves(call.args, loc + ("args",)):
+                if agent_ok:  # against a tool contract already reported broken, the verdict means nothing
+                    _check_reference_args(report, label, agent.tool(call.tool), resolve(call.args, scope), loc + ("args",))
         if turn.say:
             resolves(turn.say, ("reference", i, "say"))
 
@@ -203,11 +219,22 @@ def _check_scripted_caller(report: _Report, label: str, sc: Scenario, suite: Sui
         report.add(label, ("language",), f"suite.yaml defaults.caller_phrases has no entry for '{sc.language}': the scripted caller cannot run this scenario", "warning")
 
 
-def _safe_resolve(text: str, scope: dict) -> str:
-    try:
-        return str(resolve(text, scope))
-    except TemplateError:
-        return text
+def _check_reference_args(report: _Report, label: str, tool: ToolSpec, args: dict, loc: tuple) -> None:
+    """The engine does not police arguments, so a reference sending what the schema forbids would still
+    "pass" and prove the scenario solvable only for candidates that break the tool contract."""
+    for err in Draft202012Validator(tool.parameters).iter_errors(args):
+        report.add(label, loc + tuple(err.absolute_path), f"does not fit the parameters of tool '{tool.name}': {err.message}")
+
+
+def _references_at(value: Any, loc: tuple) -> list[tuple[tuple, str]]:
+    """Each `${...}` reference with the field path of the string that holds it, so errors point at the key."""
+    if isinstance(value, str):
+        return [(loc, ref) for ref in references(value)]
+    if isinstance(value, dict):
+        return [r for k, v in value.items() for r in _references_at(v, loc + (k,))]
+    if isinstance(value, list):
+        return [r for i, v in enumerate(value) for r in _references_at(v, loc + (i,))]
+    return []
 
 
 def _cycle(graph: dict[str, list[str]]) -> list[str]:

@@ -3,7 +3,10 @@
 PyYAML follows YAML 1.1, where `no` is False and `0412` is octal 266: a member
 id or a Norwegian country code would silently change. Here only `true`/`false`
 are booleans and numbers with leading zeros stay strings, and every field path
-remembers its line so errors can point at it.
+remembers its line so errors can point at it. Unquoted dates stay strings too (YAML
+1.2 has no timestamp type): a `2026-11-19` in a tool result or a caller fact must
+survive into JSON traces and tool arguments; typed fields such as
+`caller.datetime` are parsed by the models.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ class _Loader(yaml.SafeLoader):
 
 
 _Loader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+    k: [(tag, rx) for tag, rx in v if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+                                          "tag:yaml.org,2002:timestamp")]
     for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
@@ -64,17 +68,41 @@ def read_yaml(path: Path, label: str) -> tuple[YamlDocument | None, list[Problem
             return None, [Problem(label, "", "file is empty")]
         dupes = _duplicates(node, ())
         if dupes:
-            return None, [Problem(label, _dotted(loc), f"duplicate key '{key}'", line) for loc, key, line in dupes]
+            return None, [Problem(label, _dotted(loc + (key,)), f"duplicate key '{key}'", line) for loc, key, line in dupes]
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        # PyYAML's context and problem read as one sentence ("expected a single document in the stream,
+        # but found another document"); the problem alone is often cryptic.
+        parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
+        reason = ", ".join(p for p in parts if p) or str(exc).splitlines()[0]
+        if reason == "mapping values are not allowed here":
+            reason += " (a ': ' inside an unquoted value? quote the value)"
         return None, [Problem(label, "", f"malformed YAML: {reason}", mark.line + 1 if mark else None)]
     finally:
         loader.dispose()
     lines: dict[tuple, int] = {}
     _index(node, (), lines)
+    foreign = _foreign(data, ())
+    if foreign:
+        doc = YamlDocument(data, lines)
+        return None, [Problem(label, _dotted(loc), f"a {kind} value is not allowed: suite files hold plain JSON data (drop the explicit !! tag)",
+                              doc.line_of(loc)) for loc, kind in foreign]
     return YamlDocument(data, lines), []
+
+
+def _foreign(value: Any, loc: tuple) -> list[tuple[tuple, str]]:
+    """Values an explicit tag (`!!binary`, `!!set`, `!!timestamp`) builds but JSON cannot hold.
+
+    Fixtures flow into tool arguments and traces, which are JSON; such a value would
+    otherwise crash the reference check or a run instead of being reported here.
+    """
+    if isinstance(value, dict):
+        return [f for k, v in value.items()
+                for f in ([(loc + (k,), type(k).__name__)] if not isinstance(k, (str, int, float, bool)) else _foreign(v, loc + (k,)))]
+    if isinstance(value, list):
+        return [f for i, v in enumerate(value) for f in _foreign(v, loc + (i,))]
+    return [] if value is None or isinstance(value, (str, int, float, bool)) else [(loc, type(value).__name__)]
 
 
 def _index(node: yaml.Node, loc: tuple, lines: dict[tuple, int]) -> None:
@@ -94,6 +122,8 @@ def _duplicates(node: yaml.Node, loc: tuple) -> list[tuple[tuple, str, int]]:
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key, value in node.value:
+            if not isinstance(key, yaml.ScalarNode):
+                continue  # a list or mapping as a key: construction rejects it with a clear message
             if key.value in seen:
                 found.append((loc, key.value, key.start_mark.line + 1))
             seen.add(key.value)

@@ -81,11 +81,20 @@ def test_cli_bad_inputs_get_one_line_errors(mini_path, tmp_path):
     assert res.exit_code == 2 and "no suite folder" in res.output
 
 
+def test_cli_schema_writes_files_for_editors(tmp_path):
+    res = CliRunner().invoke(app, ["schema", "--out", str(tmp_path)])
+    assert res.exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.schema.json", "scenario.schema.json",
+                                                          "suite.schema.json", "trace.schema.json"]
+
+
 def test_cli_schema_prints_json_schema():
     res = CliRunner().invoke(app, ["schema", "scenario"])
     schema = json.loads(res.output)
     assert "caller" in schema["properties"] and "expected_actions" in schema["properties"]
     assert CliRunner().invoke(app, ["schema", "nope"]).exit_code == 2
+    every = json.loads(CliRunner().invoke(app, ["schema"]).output)
+    assert set(every) == {"suite", "agent", "scenario", "trace"}
 
 
 def test_help_does_not_import_heavy_modules():

@@ -111,15 +111,26 @@ def show(trace: Path = typer.Argument(..., help="a trace file written by `callbe
 
 
 @app.command()
-def schema(kind: str = typer.Argument("scenario", help=f"one of: {', '.join(SCHEMA_KINDS)}")) -> None:
-    """Print the JSON Schema of a file kind, for editor autocompletion."""
+def schema(
+    kind: Optional[str] = typer.Argument(None, help=f"one of: {', '.join(SCHEMA_KINDS)}; all of them when omitted"),
+    out: Optional[Path] = typer.Option(None, "--out", help="write <kind>.schema.json files into this folder instead"),
+) -> None:
+    """Print the JSON Schema of each file kind, for editor autocompletion."""
     from .call import Trace
     from .spec import AgentDefinition, Scenario, SuiteManifest
 
     models = {"suite": SuiteManifest, "agent": AgentDefinition, "scenario": Scenario, "trace": Trace}
-    if kind not in models:
+    if kind is not None and kind not in models:
         _fail(f"unknown kind '{kind}' (one of: {', '.join(SCHEMA_KINDS)})")
-    typer.echo(json.dumps(models[kind].model_json_schema(by_alias=True), indent=1, ensure_ascii=False))
+    chosen = {kind: models[kind]} if kind else models
+    schemas = {name: model.model_json_schema(by_alias=True) for name, model in chosen.items()}
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, body in schemas.items():
+            (out / f"{name}.schema.json").write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            typer.echo(str(out / f"{name}.schema.json"))
+        return
+    typer.echo(json.dumps(schemas[kind] if kind else schemas, indent=1, ensure_ascii=False))
 
 
 @app.command("list")

@@ -87,3 +87,17 @@ def test_excluded_trace_never_passes(mini_suite):
     trace = trace_of(mini_suite, CandidateStep(tool_calls=(LOOKUP, MOVE, END)))
     trace.outcome = "excluded"
     assert not score_trace(trace, scenario, mini_suite.manifest).deterministic_passed
+
+
+def test_result_matchers_count_only_calls_whose_result_matches(mini_suite):
+    from callbench.spec import ExpectedAction
+
+    scenario = mini_suite.scenarios["reschedule"]
+    ended = ExpectedAction.model_validate({"id": "really_ended", "tool": "end_call", "result": {"status": {"eq": "ended"}},
+                                           "count": {"exactly": 1}})
+    found = ExpectedAction.model_validate({"id": "found", "tool": "lookup_parcel", "result": {"found": {"eq": True}}})
+    sc = scenario.model_copy(update={"expected_actions": [ended, found]})
+    trace = trace_of(mini_suite, CandidateStep(tool_calls=(call("lookup_parcel", tracking_id="SP-1"), END)))
+    v = {x.id: x for x in ActionGrader().grade(trace, sc)}
+    assert v["really_ended"].r == 1.0
+    assert v["found"].r == 0.0 and "result.found not equal" in v["found"].detail

@@ -52,7 +52,9 @@ def _matching(action: ExpectedAction, events: list[ToolEvent], scope) -> list[To
     for e in events:
         if e.name != action.tool or not e.known_tool or e.arguments is None or e.response_source == "limit":
             continue
-        if all(r.ok for r in evaluate_args(action.args, e.arguments, resolve=lambda v: resolve(v, scope))):
+        resolver = lambda v: resolve(v, scope)  # noqa: E731
+        if all(r.ok for r in evaluate_args(action.args, e.arguments, resolve=resolver)) and \
+                all(r.ok for r in evaluate_args(action.result, e.result if isinstance(e.result, dict) else {}, "result", resolver)):
             out.append(e)
     return out
 
@@ -62,5 +64,8 @@ def _why(action: ExpectedAction, event: ToolEvent, scope) -> str:
         return event.parse_error
     if event.response_source == "limit":
         return "not executed (tool call limit)"
-    failed = [r for r in evaluate_args(action.args, event.arguments, resolve=lambda v: resolve(v, scope)) if not r.ok]
+    resolver = lambda v: resolve(v, scope)  # noqa: E731
+    results = evaluate_args(action.args, event.arguments, resolve=resolver)
+    results += evaluate_args(action.result, event.result if isinstance(event.result, dict) else {}, "result", resolver)
+    failed = [r for r in results if not r.ok]
     return ", ".join(f"{r.path} {r.reason} (expected {r.expected!r}, got {r.actual!r})" for r in failed) or "?"

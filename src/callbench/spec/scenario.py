@@ -146,6 +146,10 @@ class ExpectedAction(SpecModel):
     tool: Identifier
     description: str = ""
     args: dict[str, Matcher] = Field(default_factory=dict)
+    result: dict[str, Matcher] = Field(
+        default_factory=dict,
+        description="matchers over top-level fields of the tool's result: only calls whose result matches count "
+                    "(e.g. {status: {eq: ended}} to require that the call really ended)")
     count: Count = Field(default_factory=lambda: Count(min=1))
     after: list[Identifier] = Field(default_factory=list)
     weight: Weight = 1

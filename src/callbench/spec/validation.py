@@ -174,6 +174,8 @@ def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefin
             report.add(label, loc + ("id",), f"action id '{action.id}' is used twice")
         if known_tool(action.tool, loc + ("tool",)):
             check_args(dict(action.args), action.tool, loc + ("args",))
+        for key, matcher in action.result.items():  # results are untyped: only their references can be checked
+            resolves(matcher.model_dump(by_alias=True), loc + ("result", key))
         for k, dep in enumerate(action.after):
             if dep not in action_ids:
                 report.add(label, loc + ("after", k), f"action '{dep}' does not exist")

@@ -1,0 +1,94 @@
+"""Provider failures, classified by exception type and status code (never by searching error text).
+
+    InfrastructureError                 excluded from means, counted against coverage
+    └── ProviderError                   the endpoint failed us
+        ├── RateLimited (429)           retryable; honours Retry-After
+        ├── ProviderServerError (5xx)   retryable
+        ├── ProviderTimeout             retryable
+        ├── ProviderTransportError      retryable (connection refused/reset, DNS, TLS)
+        ├── EmptyResponse               retryable (no choices / nothing usable)
+        ├── MalformedResponse           retryable (body is not the JSON the protocol promises)
+        ├── ProviderAuthError (401/403) final: no retry fixes a bad key
+        ├── ModelNotFound (404)         final
+        └── ProviderRequestError (4xx)  final: the harness sent something the endpoint refused
+    ModelError                          scored, not excluded
+    └── ContextOverflow                 the conversation no longer fits the model's window
+"""
+
+from __future__ import annotations
+
+from ..errors import InfrastructureError, ModelError
+
+
+class ProviderError(InfrastructureError):
+    retryable: bool = False
+    kind: str = "provider_error"
+
+    def __init__(self, message: str, *, status_code: int | None = None, retry_after: float | None = None):
+        super().__init__(message)
+        self.status_code = status_code
+        self.retry_after = retry_after
+
+
+class RateLimited(ProviderError):
+    retryable, kind = True, "rate_limit"
+
+
+class ProviderServerError(ProviderError):
+    retryable, kind = True, "server_error"
+
+
+class ProviderTimeout(ProviderError):
+    retryable, kind = True, "timeout"
+
+
+class ProviderTransportError(ProviderError):
+    retryable, kind = True, "transport"
+
+
+class EmptyResponse(ProviderError):
+    retryable, kind = True, "empty_response"
+
+
+class MalformedResponse(ProviderError):
+    retryable, kind = True, "malformed_response"
+
+
+class ProviderAuthError(ProviderError):
+    kind = "auth"
+
+
+class ModelNotFound(ProviderError):
+    kind = "not_found"
+
+
+class ProviderRequestError(ProviderError):
+    kind = "bad_request"
+
+
+class ContextOverflow(ModelError):
+    kind = "context_overflow"
+
+
+def for_status(status: int, message: str, *, code: str | None = None, retry_after: float | None = None) -> Exception:
+    """The error class for an HTTP status (and the provider's machine-readable error code, when it sends one)."""
+    if status == 429:
+        return RateLimited(message, status_code=status, retry_after=retry_after)
+    if status >= 500:
+        return ProviderServerError(message, status_code=status, retry_after=retry_after)
+    if status in (401, 403):
+        return ProviderAuthError(message, status_code=status)
+    if status == 404:
+        return ModelNotFound(message, status_code=status)
+    if code in ("context_length_exceeded", "string_above_max_length"):
+        return ContextOverflow(message)
+    if status == 408:
+        return ProviderTimeout(message, status_code=status)
+    return ProviderRequestError(message, status_code=status)
+
+
+__all__ = [
+    "ContextOverflow", "EmptyResponse", "MalformedResponse", "ModelNotFound", "ProviderAuthError", "ProviderError",
+    "ProviderRequestError", "ProviderServerError", "ProviderTimeout", "ProviderTransportError", "RateLimited",
+    "for_status",
+]

@@ -1,0 +1,149 @@
+"""An OpenAI-compatible chat client on the official `openai` SDK: one base URL reaches OpenAI, vLLM,
+Ollama, llama.cpp servers and OpenRouter.
+
+Retries are ours, not the SDK's (its own are switched off), so that only
+retryable failures are retried, with exponential backoff, full jitter and
+Retry-After honoured, and so the number of attempts is recorded. Errors carry
+the status and the provider's error code, never the provider's message text,
+which can echo credentials.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+from ..call.types import ToolCall, Usage
+from .base import ChatResponse, ModelSettings
+from .errors import (EmptyResponse, MalformedResponse, ProviderError, ProviderTimeout, ProviderTransportError,
+                     for_status)
+
+INSTALL_HINT = "the OpenAI-compatible client needs the 'openai' package: pip install openai"
+
+
+def _import_openai():
+    try:
+        import openai
+    except ImportError as exc:  # pragma: no cover - openai is a core dependency
+        raise ImportError(INSTALL_HINT) from exc
+    return openai
+
+
+def _retry_after(headers: Any) -> float | None:
+    try:
+        value = headers.get("retry-after") if headers is not None else None
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def classify(exc: BaseException) -> ProviderError:
+    """Map an SDK exception to our classes by type and status code."""
+    openai = _import_openai()
+    if isinstance(exc, openai.APITimeoutError):
+        return ProviderTimeout("request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return ProviderTransportError(f"connection failed ({type(exc.__cause__ or exc).__name__})")
+    if isinstance(exc, openai.APIResponseValidationError):
+        return MalformedResponse(f"response did not match the chat-completions schema (status {exc.status_code})")
+    if isinstance(exc, openai.APIStatusError):
+        code = exc.code or exc.type
+        err = for_status(exc.status_code, f"HTTP {exc.status_code}" + (f" ({code})" if code else ""),
+                         code=exc.code, retry_after=_retry_after(getattr(exc.response, "headers", None)))
+        return err  # type: ignore[return-value]
+    if isinstance(exc, (ValueError, KeyError, TypeError, AttributeError)):
+        return MalformedResponse(f"unreadable response ({type(exc).__name__})")
+    raise exc
+
+
+class OpenAICompatibleModel:
+    """A ChatModel for any endpoint that speaks chat completions."""
+
+    def __init__(self, model: str, *, base_url: str | None, api_key: str | None, settings: ModelSettings | None = None,
+                 name: str | None = None, sleep=asyncio.sleep):
+        openai = _import_openai()
+        self.model = model
+        self.settings = settings or ModelSettings()
+        self.name = name or model
+        self.base_url = base_url
+        self._sleep = sleep
+        self._make_client = lambda: openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "not-needed",
+                                                       timeout=self.settings.timeout_s, max_retries=0)
+        self._client = None
+        self._loop = None
+
+    def _client_for_loop(self):
+        """One SDK client per event loop: its connection pool is bound to the loop that created it."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client, self._loop = self._make_client(), loop
+        return self._client
+
+    def _params(self, messages, tools, json_mode: bool) -> dict[str, Any]:
+        s = self.settings
+        params: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            params["tools"] = tools
+        for key in ("temperature", "top_p", "seed", "max_tokens", "reasoning_effort"):
+            value = getattr(s, key)
+            if value is not None:
+                params[key] = value
+        if json_mode:
+            params["response_format"] = {"type": "json_object"}
+        if s.extra_body:
+            params["extra_body"] = dict(s.extra_body)
+        return params
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+                       *, json_mode: bool = False) -> ChatResponse:
+        params = self._params(messages, tools, json_mode)
+        attempt = 0
+        started = time.perf_counter()
+        while True:
+            attempt += 1
+            try:
+                raw = await self._client_for_loop().chat.completions.create(**params)
+                response = self._read(raw)
+                return ChatResponse(text=response.text, tool_calls=response.tool_calls, usage=response.usage,
+                                    finish_reason=response.finish_reason, model=response.model,
+                                    latency_s=time.perf_counter() - started, attempts=attempt)
+            except ProviderError as err:
+                error = err
+            except Exception as exc:  # noqa: BLE001 - every SDK failure is classified or re-raised
+                error = classify(exc)
+            if not error.retryable or attempt > self.settings.max_retries:
+                error.attempts = attempt  # type: ignore[attr-defined]
+                raise error
+            await self._sleep(self._backoff(attempt, error.retry_after))
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        s = self.settings
+        ceiling = min(s.backoff_max_s, s.backoff_base_s * 2 ** (attempt - 1))
+        delay = random.uniform(0, ceiling)
+        return max(delay, min(retry_after, s.backoff_max_s)) if retry_after is not None else delay
+
+    @staticmethod
+    def _read(raw: Any) -> ChatResponse:
+        choices = getattr(raw, "choices", None)
+        if not choices:
+            raise EmptyResponse("the response had no choices")
+        message = choices[0].message
+        if message is None:
+            raise EmptyResponse("the first choice had no message")
+        calls = []
+        for i, call in enumerate(message.tool_calls or []):
+            fn = getattr(call, "function", None)
+            if fn is None or not getattr(fn, "name", None):
+                raise MalformedResponse("a tool call had no function name")
+            calls.append(ToolCall(name=fn.name, arguments=fn.arguments or "", id=call.id or f"call_{i}"))
+        text = message.content  # empty text with no calls is the model choosing silence: its behaviour, not ours
+        usage = getattr(raw, "usage", None)
+        cached = 0
+        if usage is not None and getattr(usage, "prompt_tokens_details", None) is not None:
+            cached = getattr(usage.prompt_tokens_details, "cached_tokens", 0) or 0
+        return ChatResponse(
+            text=text, tool_calls=tuple(calls), finish_reason=choices[0].finish_reason, model=getattr(raw, "model", "") or "",
+            usage=Usage(prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                        completion_tokens=getattr(usage, "completion_tokens", 0) or 0, cached_tokens=cached))

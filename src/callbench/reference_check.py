@@ -45,8 +45,35 @@ async def _check_all(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
         for verdict in ActionGrader().grade(trace, scenario):
             if verdict.r != 1.0:
                 problems.append(Problem(label, "reference", f"the reference solution fails expected action '{verdict.id}': {verdict.detail}", line))
+        problems += await _alignment(suite, scenario_id, label, line)
         has_end_tool = bool(suite.agent_for(scenario).definition.end_tools)
         if has_end_tool and (trace.end is None or trace.end.reason != "end_tool"):
             reason = trace.end.detail if trace.end else "no end"
             problems.append(Problem(label, "reference", f"the reference solution does not end the call through a successful call-ending tool ({reason})", line))
     return problems
+
+
+async def _alignment(suite: Suite, scenario_id: str, label: str, line: int | None) -> list[Problem]:
+    """With the scripted caller and the real channel, the oracle's lines must walk the caller through its
+    whole plan and every authored channel event must land; otherwise a real run of this scenario is not
+    the call its author meant (warnings: the scenario still runs)."""
+    from .callers import ScriptedCaller, ScriptedCallerUnavailable
+    from .candidates import OracleCandidate
+
+    scenario = suite.scenarios[scenario_id]
+    try:
+        caller = ScriptedCaller(scenario, suite.manifest.defaults.caller_phrases.get(scenario.language))
+    except ScriptedCallerUnavailable:
+        return []  # already reported as a warning by validation
+    trace = await run_attempt(suite, Attempt("oracle", scenario_id, 0), 0, candidate=OracleCandidate(scenario), caller=caller)
+    out = []
+    expressed = [s for t in trace.caller_turns for s in t.expressed_steps]
+    missing = [s.id for s in scenario.caller.plan if s.id not in expressed]
+    if missing:
+        idle = [t.turn for t in trace.caller_turns if not t.expressed_steps and not t.done]
+        out.append(Problem(label, "reference", f"with the scripted caller the oracle never reaches plan step(s) {missing} "
+                           f"(idle caller turns: {idle}): a reference line lacks the next step's cue", line, "warning"))
+    for event in trace.unapplied_channel_events + [e for t in trace.caller_turns for e in t.channel_events if not e.applied]:
+        if event.origin == "authored":
+            out.append(Problem(label, "channel", f"{event.kind} at {event.anchor} does not apply in the oracle's run: {event.detail}", None, "warning"))
+    return out

@@ -67,3 +67,19 @@ def script_of(text: str) -> str | None:
             name = unicodedata.name(ch, "")
             return name.split(" ")[0] if name else None
     return None
+
+
+def graphemes(word: str) -> list[str]:
+    """Split a word into user-perceived characters: a base letter with its marks, and Indic conjuncts
+    (consonant + virama + consonant) kept whole, so removing one never leaves a dangling vowel sign."""
+    clusters: list[str] = []
+    for ch in word:
+        joins = clusters and (unicodedata.category(ch)[0] == "M" or ch == "\u200d" or clusters[-1].endswith(VIRAMAS))
+        if joins:
+            clusters[-1] += ch
+        else:
+            clusters.append(ch)
+    return clusters
+
+
+VIRAMAS = tuple(ch for ch in map(chr, range(0x0900, 0x0DFF)) if unicodedata.name(ch, "").endswith("SIGN VIRAMA"))

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..spec import ChannelProgram
 from ..spec.scenario import Double, Drop, Split, Substitute
-from ..text import find_span, fold, letter_count, words
+from ..text import find_span, fold, graphemes, letter_count, words
 from .trace import ChannelEventRecord
 
 VOWELS = "aeiou"
@@ -73,15 +73,19 @@ class TextChannel:
 
 
 def _mangle(word: str, rng: random.Random) -> str:
-    """A mis-hearing: a different vowel in a Latin word; one inner character lost elsewhere."""
+    """A mis-hearing: a different vowel in a Latin word; elsewhere one inner written character
+    (a whole grapheme: letter with its vowel signs, or a conjunct) is lost, so the script stays well formed."""
     vowels = [i for i, ch in enumerate(word) if ch.lower() in VOWELS and 0 < i]
     if vowels and word.isascii():
         i = vowels[rng.randrange(len(vowels))]
         options = [v for v in VOWELS if v != word[i].lower()]
         new = options[rng.randrange(len(options))]
         return word[:i] + (new.upper() if word[i].isupper() else new) + word[i + 1:]
-    i = 1 + rng.randrange(len(word) - 2) if len(word) > 2 else len(word) - 1
-    return word[:i] + word[i + 1:]
+    clusters = graphemes(word)
+    if len(clusters) < 2:
+        return word[::-1] if len(word) > 1 else word + word
+    i = 1 + rng.randrange(len(clusters) - 1)
+    return "".join(clusters[:i] + clusters[i + 1:])
 
 
 def _edit(event: Substitute | Drop | Double, text: str, anchor: str) -> tuple[str, ChannelEventRecord]:

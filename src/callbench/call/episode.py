@@ -152,8 +152,10 @@ class _Episode:
             self._usage("candidate", step.usage)
             calls = [c if c.id else ToolCall(c.name, c.arguments, self._next_call_id()) for c in step.tool_calls]
             if not step.speech and not calls:
+                if step.error:  # nothing usable came out: the failure is kept, the caller hears silence
+                    self._message(role="candidate", text=None, error=step.error, raw=step.raw)
                 return False
-            msg = self._message(role="candidate", text=step.speech or None,
+            msg = self._message(role="candidate", text=step.speech or None, error=step.error, raw=step.raw,
                                 tool_calls=[ToolCallRecord(id=c.id, name=c.name, raw_arguments=c.arguments) for c in calls])
             self.observed.append(ObservedMessage(role="candidate", text=step.speech or None, tool_calls=tuple(calls)))
             if step.speech:

@@ -39,6 +39,8 @@ class Message(_T):
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     tool_call_id: str | None = None
     tool_name: str | None = None
+    error: str | None = Field(default=None, description="a model-side problem with this candidate message")
+    raw: str | None = Field(default=None, description="the model's raw output, when it could not be understood")
 
 
 class ChannelEventRecord(_T):

@@ -39,6 +39,10 @@ class CandidateStep:
     speech: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage | None = None
+    error: str | None = None
+    """a model-side problem with this message (e.g. an action the JSON loop could not parse); recorded, scored"""
+    raw: str | None = None
+    """the model's raw output when it differs from what was understood (kept for the trace reader)"""
 
 
 @dataclass(frozen=True, slots=True)

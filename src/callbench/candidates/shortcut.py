@@ -16,6 +16,7 @@ from ..call.types import CandidateStep, ToolCall
 from ..spec import ToolSpec
 from ..text import fold
 from .base import CandidateView
+from .phrases import phrases
 
 ID_LIKE = re.compile(r"\b(?=[A-Za-z0-9\-]*\d)[A-Za-z0-9]+(?:[\-/][A-Za-z0-9]+)*\b")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -43,9 +44,10 @@ class ShortcutCandidate:
     async def step(self, view: CandidateView) -> CandidateStep:
         if view.in_tool_chain:
             return CandidateStep()
+        say = phrases(view.language)
         caller_text = [m.text or "" for m in view.messages if m.role == "caller"]
         if not caller_text:
-            return CandidateStep(speech="Hello, how can I help you today? " + self._ask(view.tools, set()))
+            return CandidateStep(speech=say["greeting"] + " " + self._ask(say, view.tools, set()))
         evidence = Evidence.of(view)
         calls: list[ToolCall] = []
         missing: set[str] = set()
@@ -61,16 +63,16 @@ class ShortcutCandidate:
             self.tried.setdefault(tool.name, []).append(raw)
             calls.append(ToolCall(name=tool.name, arguments=raw))
         if calls:
-            return CandidateStep(speech="Okay, one moment please.", tool_calls=tuple(calls))
+            return CandidateStep(speech=say["wait"], tool_calls=tuple(calls))
         if len(caller_text) >= 3 and not missing or len(caller_text) >= 6:
             ends = sorted((t for t in view.tools if t.ends_call), key=lambda t: "end" not in t.name)
             end_calls = tuple(ToolCall(name=t.name, arguments=json.dumps(fill(t, evidence, lenient=True) or {}, ensure_ascii=False))
                               for t in ends[:1])
-            return CandidateStep(speech="Thank you for calling. Goodbye.", tool_calls=end_calls)
-        return CandidateStep(speech="Okay. " + self._ask(view.tools, missing))
+            return CandidateStep(speech=say["goodbye"], tool_calls=end_calls)
+        return CandidateStep(speech=self._ask(say, view.tools, missing))
 
     @staticmethod
-    def _ask(tools, missing: set[str]) -> str:
+    def _ask(say: dict, tools, missing: set[str]) -> str:
         wanted: list[str] = []
         for tool in tools:
             props = tool.parameters.get("properties", {}) or {}
@@ -80,7 +82,7 @@ class ShortcutCandidate:
                 label = str(props.get(name, {}).get("description") or name.replace("_", " "))
                 if label not in wanted:
                     wanted.append(label)
-        return ("Could you tell me: " + "; ".join(wanted[:6]) + "?") if wanted else "Please go on."
+        return say["ask"].format("; ".join(wanted[:6])) if wanted else say["fillers"][0]
 
 
 class Evidence:

@@ -95,9 +95,19 @@ def render_instructions(text: str, variables: dict[str, str]) -> tuple[str, list
 
 
 def suite_hash(root: Path) -> str:
-    """sha256 over every file's relative path and bytes, in sorted order: any edit changes the hash."""
+    """sha256 over every file's relative path and bytes, in sorted order: any edit changes the hash.
+
+    Symlinked folders are followed, as the loader follows them, so what is
+    loaded is exactly what is hashed.
+    """
+    import os
+
     digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and not (_IGNORED & set(p.parts))):
+    files = []
+    for folder, dirs, names in os.walk(root, followlinks=True):
+        dirs[:] = [d for d in dirs if d not in _IGNORED]
+        files += [Path(folder) / n for n in names if n not in _IGNORED]
+    for path in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()

@@ -42,34 +42,53 @@ def validate(suite: str = typer.Argument("starter", help="suite folder or built-
 
 @app.command()
 def run(
-    suite: str = typer.Option("starter", "--suite", help="suite folder or built-in suite id"),
-    candidate: Optional[list[str]] = typer.Option(None, "--candidate", "-c", help="candidate name (repeatable); default: oracle, noop, shortcut"),
-    repeats: int = typer.Option(1, "--repeats", min=1),
-    seed: int = typer.Option(0, "--seed"),
+    suite: Optional[str] = typer.Option(None, "--suite", help="suite folder or built-in suite id (default: starter)"),
+    candidate: Optional[list[str]] = typer.Option(None, "--candidate", "-c",
+                                                  help="repeatable: oracle | noop | shortcut | a model spec (openai:gpt-4.1-mini, "
+                                                       "openai-compatible:URL#MODEL, json:ollama:llama3.2) | python:module:attr | http://host/agent"),
+    repeats: Optional[int] = typer.Option(None, "--repeats", min=1),
+    seed: Optional[int] = typer.Option(None, "--seed"),
     out: Optional[Path] = typer.Option(None, "--out", help="run folder (default: runs/<suite>-<timestamp>)"),
-    caller: str = typer.Option("scripted", "--caller"),
+    caller: Optional[str] = typer.Option(None, "--caller", help="'scripted' (default) or a model spec for an LLM caller"),
     scenario: Optional[list[str]] = typer.Option(None, "--scenario", help="limit to these scenario ids (repeatable)"),
-    concurrency: int = typer.Option(8, "--concurrency", min=1),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="endpoint for model-backed candidates"),
+    caller_base_url: Optional[str] = typer.Option(None, "--caller-base-url", help="endpoint for an LLM caller"),
+    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="environment variable holding the candidate endpoint's key"),
+    temperature: Optional[float] = typer.Option(None, "--temperature", help="candidate sampling temperature"),
+    config: Optional[Path] = typer.Option(None, "--config", help="a TOML run configuration (flags override it)"),
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the scores."""
     import datetime as dt
 
     from rich.console import Console
 
-    from .candidates import UnknownCandidate, candidate_entry
-    from .errors import SuiteError, SuiteNotFound
+    from .candidates import UnknownCandidate
+    from .errors import CallbenchError, SuiteError, SuiteNotFound
     from .reports.table import summary_table
-    from .runs import CALLERS, RunConfig, run_suite
+    from .runs import RunConfig, run_suite
+    from .runs.config import read_config, role_options
     from .suite_check import load_suite
 
-    names = tuple(candidate or ("oracle", "noop", "shortcut"))
     try:
-        for name in names:
-            candidate_entry(name)
-    except UnknownCandidate as exc:
+        file = read_config(config) if config else {}
+    except CallbenchError as exc:
         _fail(str(exc))
-    if caller not in CALLERS:
-        _fail(f"unknown caller '{caller}' (available: {', '.join(CALLERS)})")
+    cand_section = dict(file.get("candidate", {}))
+    for key, value in (("base_url", base_url), ("api_key_env", api_key_env), ("temperature", temperature)):
+        if value is not None:
+            cand_section[key] = value
+    caller_section = dict(file.get("caller_model", {}))
+    if caller_base_url is not None:
+        caller_section["base_url"] = caller_base_url
+    suite = suite or file.get("suite", "starter")
+    run_config = RunConfig(
+        candidates=tuple(candidate or file.get("candidates") or ("oracle", "noop", "shortcut")),
+        repeats=repeats or file.get("repeats", 1), seed=seed if seed is not None else file.get("seed", 0),
+        caller=caller or file.get("caller", "scripted"), concurrency=concurrency or file.get("concurrency", 8),
+        scenarios=tuple(scenario or file.get("scenarios") or ()) or None, infra_reruns=file.get("infra_reruns", 3),
+        candidate_options=role_options(cand_section), caller_options=role_options(caller_section),
+        prices=file.get("prices", {}))
     try:
         loaded = load_suite(suite)
     except SuiteNotFound as exc:
@@ -78,17 +97,16 @@ def run(
         for p in exc.problems:
             typer.echo(str(p), err=True)
         _fail(f"suite '{suite}' is invalid ({len(exc.problems)} error(s)); run `callbench validate {suite}`")
+    out = out or (Path(file["out"]) if file.get("out") else None)
     if out is None:
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         out = Path("runs") / f"{loaded.id}-{stamp}"
     if out.exists() and any(out.iterdir()):
         _fail(f"run folder {out} already exists and is not empty; choose another --out")
-    config = RunConfig(candidates=names, repeats=repeats, seed=seed, caller=caller, concurrency=concurrency,
-                       scenarios=tuple(scenario) if scenario else None)
     console = Console()
     try:
-        result = run_suite(loaded, config, out)
-    except ValueError as exc:
+        result = run_suite(loaded, run_config, out)
+    except (UnknownCandidate, CallbenchError, ValueError) as exc:
         _fail(str(exc))
     console.print(summary_table(result.report))
     console.print(f"traces and report.json in [bold]{out}[/bold]; read a call with `callbench show {out}/traces/<candidate>/<scenario>/r0.json`")

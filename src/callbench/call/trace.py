@@ -137,6 +137,8 @@ class Trace(_T):
     end: EndRecord | None = None
     outcome: Literal["completed", "excluded"] = "completed"
     failure: Failure | None = None
+    reruns: list[Failure] = Field(default_factory=list,
+                                  description="infrastructure failures of earlier runs of this attempt, each rerun from scratch")
     usage: dict[str, RoleUsage] = Field(default_factory=dict)
     timings: Timings = Field(default_factory=Timings)
 

@@ -7,6 +7,7 @@ Neither type has a field for anything else, so nothing else can leak.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,10 +61,28 @@ class CallerTurnRejected(InfrastructureError):
     """A caller turn broke the caller contract; the simulator failed, not the candidate."""
 
 
+BRIEF_FIELDS = ("does_not_know", "expressed_steps", "caller.knows", "${")
+
+
+def leaked_field(view: CallerView, text: str) -> str | None:
+    """An internal name that a person would never say: a plan step id or fact key written with _ or -,
+    a brief field name, or JSON braces. Returns the offending token, or None."""
+    if "{" in text or "}" in text:
+        return "{"
+    names = [s.id for s in view.brief.plan] + list(view.brief.knows)
+    for name in names:
+        if ("_" in name or "-" in name) and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text):
+            return name
+    return next((f for f in BRIEF_FIELDS if f in text), None)
+
+
 def check_utterance(view: CallerView, utterance: CallerUtterance) -> None:
-    """Reject empty turns and plan steps expressed out of order, twice, or more than one at a time."""
+    """Reject empty turns, leaked internal names, and plan steps expressed out of order, twice, or several at once."""
     if not utterance.text.strip():
         raise CallerTurnRejected("caller turn is empty")
+    leak = leaked_field(view, utterance.text)
+    if leak:
+        raise CallerTurnRejected(f"caller speech leaks the internal name '{leak}'")
     steps = list(utterance.expressed_steps)
     if len(steps) > 1:
         raise CallerTurnRejected(f"caller expressed {len(steps)} plan steps in one turn; at most one is allowed")

@@ -1,9 +1,20 @@
-"""Built-in candidates by name. Only a privileged entry may read the scenario (the oracle, by design)."""
+"""Candidates by name: the built-in baselines, model specs, Python agents and HTTP agents.
+
+    oracle | noop | shortcut                 built-in baselines
+    openai:gpt-4.1-mini (any model spec)     native tool calling (see callbench.models.specs)
+    json:ollama:llama3.2                     the JSON action loop, for chat-only models
+    python:my_pkg.agent:MyAgent              a Python agent (class or function)
+    http://127.0.0.1:8080/agent              an agent stack over HTTP
+
+Only a privileged entry may read the scenario (the oracle, by design); every
+other factory is called without it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..spec import Scenario
 from .base import Candidate
@@ -18,6 +29,8 @@ class CandidateEntry:
     description: str
     make: Callable[[Scenario], Candidate]
     privileged: bool = False
+    model: dict[str, Any] = field(default_factory=dict)
+    """what a report records about the model behind the candidate (spec label and settings; never a key)"""
 
 
 BASELINES: dict[str, CandidateEntry] = {
@@ -32,8 +45,47 @@ class UnknownCandidate(ValueError):
     pass
 
 
-def candidate_entry(name: str) -> CandidateEntry:
-    try:
+def candidate_entry(name: str, models: dict[str, Any] | None = None, **options: Any) -> CandidateEntry:
+    """Resolve a candidate name. `models` caches ChatModel clients by spec so all calls share one connection pool."""
+    if name in BASELINES:
         return BASELINES[name]
-    except KeyError:
-        raise UnknownCandidate(f"unknown candidate '{name}' (built-in: {', '.join(BASELINES)})") from None
+    if name.startswith(("http://", "https://")):
+        from .http_agent import HttpAgentCandidate
+
+        return CandidateEntry(name, "agent over HTTP", lambda _s: HttpAgentCandidate(name, **options.get("http", {})))
+    if name.startswith("python:"):
+        from .python_agent import PythonAgentCandidate, PythonAgentError, load_attribute
+
+        target = name.removeprefix("python:")
+        try:
+            obj = load_attribute(target)
+        except PythonAgentError as exc:
+            raise UnknownCandidate(str(exc)) from None
+        return CandidateEntry(name, "Python agent", lambda _s: PythonAgentCandidate(target, obj))
+    json_loop = name.startswith("json:")
+    spec_text = name.removeprefix("json:")
+    from ..models.specs import PROVIDERS, ModelSpecError, build_model, parse_spec
+
+    if spec_text.partition(":")[0] not in PROVIDERS:
+        raise UnknownCandidate(f"unknown candidate '{name}' (built-in: {', '.join(BASELINES)}; or a model spec such as "
+                               f"openai:gpt-4.1-mini, json:ollama:llama3.2, python:module:attr, http://host/agent)")
+    try:
+        spec = parse_spec(spec_text, base_url=options.get("base_url"), api_key_env=options.get("api_key_env"),
+                          settings=options.get("settings"))
+    except ModelSpecError as exc:
+        raise UnknownCandidate(str(exc)) from None
+    cache = models if models is not None else {}
+    if spec.label not in cache:
+        try:
+            cache[spec.label] = build_model(spec)
+        except ModelSpecError as exc:
+            raise UnknownCandidate(str(exc)) from None
+    model = cache[spec.label]
+    from .llm import ChatCandidate, JsonActionCandidate
+
+    if json_loop:
+        make = lambda _s: JsonActionCandidate(model, name=name)  # noqa: E731
+    else:
+        make = lambda _s: ChatCandidate(model, name=name, user_first=options.get("user_first", False),  # noqa: E731
+                                        concluding_message=options.get("concluding_message", False))
+    return CandidateEntry(name, "model-backed candidate", make, model={"spec": spec.label, "settings": spec.settings.public()})

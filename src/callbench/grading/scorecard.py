@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..call.trace import Trace
+from ..call.trace import Failure, RoleUsage, Trace
 from ..spec import Scenario, SuiteManifest
 from .actions import ActionGrader
 from .base import Grader, ItemVerdict
@@ -49,6 +49,10 @@ class Scorecard(BaseModel):
     overall: float | None
     deterministic_passed: bool = Field(description="every deterministic item of the call was met")
     graders: list[str]
+    failure: Failure | None = None
+    reruns: int = 0
+    usage: dict[str, RoleUsage] = Field(default_factory=dict, description="tokens by role (operational, not graded)")
+    models: dict[str, str] = Field(default_factory=dict, description="who played each role (candidate, caller)")
 
 
 def pillar(items: Iterable[ItemVerdict]) -> Pillar:
@@ -90,4 +94,5 @@ def score_trace(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders:
                      repeat=trace.repeat, outcome=trace.outcome, end_reason=trace.end.reason if trace.end else None,
                      items=items, task=task, conversation=conversation, overall=overall,
                      deterministic_passed=trace.outcome == "completed" and all(i.r == 1.0 for i in deterministic),
-                     graders=[g.name for g in graders])
+                     graders=[g.name for g in graders], failure=trace.failure, reruns=len(trace.reruns),
+                     usage=trace.usage, models={"candidate": trace.candidate, "caller": trace.caller})

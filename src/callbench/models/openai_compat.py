@@ -81,6 +81,12 @@ class OpenAICompatibleModel:
             self._client, self._loop = self._make_client(), loop
         return self._client
 
+    async def aclose(self) -> None:
+        """Close the connection pool of the current loop's client (call before the loop ends)."""
+        if self._client is not None and self._loop is asyncio.get_running_loop():
+            await self._client.close()
+        self._client = self._loop = None
+
     def _params(self, messages, tools, json_mode: bool) -> dict[str, Any]:
         s = self.settings
         params: dict[str, Any] = {"model": self.model, "messages": messages}

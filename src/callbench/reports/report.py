@@ -26,7 +26,27 @@ def _mean(values: list[float]) -> float | None:
     return round(fmean(values), 4) if values else None
 
 
-def candidate_summary(cards: list[Scorecard]) -> dict[str, Any]:
+def usage_summary(cards: list[Scorecard], prices: dict[str, dict[str, float]] | None) -> dict[str, Any]:
+    """Tokens by role over every attempt (excluded ones too: they were spent), and cost where a price is known."""
+    roles: dict[str, dict[str, Any]] = {}
+    for card in cards:
+        for role, u in card.usage.items():
+            row = roles.setdefault(role, {"model": card.models.get(role), "calls": 0, "prompt_tokens": 0,
+                                          "completion_tokens": 0, "cached_tokens": 0})
+            row["calls"] += u.calls
+            row["prompt_tokens"] += u.prompt_tokens
+            row["completion_tokens"] += u.completion_tokens
+            row["cached_tokens"] += u.cached_tokens
+    for row in roles.values():
+        price = (prices or {}).get(row["model"] or "")
+        if price:
+            uncached = row["prompt_tokens"] - row["cached_tokens"]
+            row["cost_usd"] = round((uncached * price.get("input", 0) + row["cached_tokens"] * price.get("cached_input", price.get("input", 0))
+                                     + row["completion_tokens"] * price.get("output", 0)) / 1e6, 6)
+    return roles
+
+
+def candidate_summary(cards: list[Scorecard], prices: dict[str, dict[str, float]] | None = None) -> dict[str, Any]:
     completed = [c for c in cards if c.outcome == "completed"]
     by_scenario: dict[str, list[Scorecard]] = defaultdict(list)
     for c in completed:
@@ -46,7 +66,7 @@ def candidate_summary(cards: list[Scorecard]) -> dict[str, Any]:
     excluded: dict[str, int] = defaultdict(int)
     for c in cards:
         if c.outcome == "excluded":
-            excluded[c.end_reason or "unknown"] += 1
+            excluded[c.failure.kind if c.failure else (c.end_reason or "unknown")] += 1
     return {
         "attempted": len(cards),
         "completed": len(completed),
@@ -60,6 +80,9 @@ def candidate_summary(cards: list[Scorecard]) -> dict[str, Any]:
         "task_max_points": sum(c.task.max_points for c in completed),
         "unmeasured_items": sum(c.task.unmeasured_items + c.conversation.unmeasured_items for c in completed),
         "calls_passed": sum(c.deterministic_passed for c in completed),
+        "model_errors": sum(1 for c in completed if c.failure is not None),
+        "reruns": sum(c.reruns for c in cards),
+        "usage": usage_summary(cards, prices),
         "scenarios": len(scenario_rows),
         "scenarios_passed": sum(1 for r in scenario_rows.values() if r["passed_repeats"] == r["repeats"]),
         "per_scenario": scenario_rows,
@@ -87,7 +110,7 @@ def code_version() -> dict[str, Any]:
     return info
 
 
-def build_report(suite, config, cards: list[Scorecard], out_dir: Path) -> dict[str, Any]:
+def build_report(suite, config, cards: list[Scorecard], out_dir: Path, cast=None) -> dict[str, Any]:
     by_candidate: dict[str, list[Scorecard]] = defaultdict(list)
     for c in cards:
         by_candidate[c.candidate].append(c)
@@ -96,10 +119,11 @@ def build_report(suite, config, cards: list[Scorecard], out_dir: Path) -> dict[s
         "suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256},
         "instructions_sha256": {aid: a.instructions_sha256 for aid, a in sorted(suite.agents.items())},
         "run": config.as_dict(),
-        "caller": {"kind": config.caller, "model": None},
+        "caller": cast.caller_info() if cast is not None else {"kind": config.caller, "model": None},
+        "candidate_models": {name: e.model for name, e in (cast.entries.items() if cast is not None else []) if e.model},
         "judge": None,
         "code": code_version(),
         "coverage_floor": COVERAGE_FLOOR,
-        "candidates": {name: candidate_summary(group) for name, group in by_candidate.items()},
+        "candidates": {name: candidate_summary(group, getattr(config, "prices", None)) for name, group in by_candidate.items()},
         "manifest": manifest(out_dir),
     }

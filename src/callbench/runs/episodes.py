@@ -1,18 +1,23 @@
-"""Assembling one episode from a suite: the candidate, the caller, the backend and the channel, all seeded."""
+"""Assembling one episode from a suite: the candidate, the caller, the backend and the channel, all seeded.
+
+A `Cast` resolves names once per run (model clients are shared across calls, so
+connection pools and rate limits are too) and builds fresh per-call objects.
+"""
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..backends import build_backend
-from ..call import EpisodeSetup, SuiteRef, TextChannel, Trace, run_episode
+from ..call import EpisodeSetup, Failure, SuiteRef, TextChannel, Trace, run_episode
 from ..callers import Caller, LineCaller, ScriptedCaller
-from ..candidates import Candidate, candidate_entry
+from ..candidates import Candidate, CandidateEntry, candidate_entry
 from ..spec import Scenario, Suite
 from .seeds import derive_seed
 
-CALLERS = ("scripted",)
+CALLERS = ("scripted", "<model spec>")
 
 
 @dataclass(frozen=True)
@@ -32,27 +37,84 @@ def suite_ref(suite: Suite) -> SuiteRef:
     return SuiteRef(id=suite.manifest.id, version=suite.manifest.version, sha256=suite.sha256)
 
 
-def make_caller(kind: str, scenario: Scenario, suite: Suite) -> Caller:
+@dataclass
+class Cast:
+    """Who plays in a run: candidate entries and the caller, resolved once."""
+
+    caller: str = "scripted"
+    candidate_options: dict[str, Any] = field(default_factory=dict)
+    caller_options: dict[str, Any] = field(default_factory=dict)
+    models: dict[str, Any] = field(default_factory=dict)
+    entries: dict[str, CandidateEntry] = field(default_factory=dict)
+
+    def entry(self, name: str) -> CandidateEntry:
+        if name not in self.entries:
+            self.entries[name] = candidate_entry(name, models=self.models, **self.candidate_options)
+        return self.entries[name]
+
+    def caller_model(self):
+        from ..models.specs import build_model, parse_spec
+
+        spec = parse_spec(self.caller, base_url=self.caller_options.get("base_url"),
+                          api_key_env=self.caller_options.get("api_key_env"), settings=self.caller_options.get("settings"))
+        if spec.label not in self.models:
+            self.models[spec.label] = build_model(spec)
+        return self.models[spec.label], spec
+
+    def caller_info(self) -> dict[str, Any]:
+        if self.caller in ("scripted", "lines"):
+            return {"kind": self.caller, "model": None}
+        _, spec = self.caller_model()
+        return {"kind": "llm", "model": spec.label, "settings": spec.settings.public()}
+
+    def make_caller(self, scenario: Scenario, suite: Suite) -> Caller:
+        return make_caller(self.caller, scenario, suite, self)
+
+
+def make_caller(kind: str, scenario: Scenario, suite: Suite, cast: Cast | None = None) -> Caller:
     if kind == "scripted":
         return ScriptedCaller(scenario, suite.manifest.defaults.caller_phrases.get(scenario.language))
     if kind == "lines":
         return LineCaller()
-    raise ValueError(f"unknown caller '{kind}' (available: {', '.join(CALLERS)})")
+    from ..callers.llm import LLMCaller
+    from ..models.specs import PROVIDERS
+
+    if kind.partition(":")[0] not in PROVIDERS:
+        raise ValueError(f"unknown caller '{kind}' (use 'scripted' or a model spec such as openai:gpt-4.1-mini)")
+    model, spec = (cast or Cast(caller=kind)).caller_model()
+    return LLMCaller(model, name=spec.label)
 
 
 async def run_attempt(suite: Suite, attempt: Attempt, run_seed: int, caller_kind: str = "scripted",
-                      candidate: Candidate | None = None, caller: Caller | None = None) -> Trace:
-    """Run one attempt. `candidate`/`caller` override the named ones (tests pass fakes here)."""
+                      candidate: Candidate | None = None, caller: Caller | None = None, cast: Cast | None = None,
+                      infra_reruns: int = 0) -> Trace:
+    """Run one attempt; an infrastructure failure is rerun from scratch up to `infra_reruns` times.
+
+    `candidate`/`caller` override the named ones (tests pass fakes here). Each
+    rerun starts from the same seed, so only the failing component differs.
+    """
+    cast = cast or Cast(caller=caller_kind)
+    history: list[Failure] = []
+    while True:
+        trace = await _run_once(suite, attempt, run_seed, cast, candidate, caller)
+        if trace.outcome != "excluded" or len(history) >= infra_reruns or candidate is not None or caller is not None:
+            trace.reruns = history
+            return trace
+        history.append(trace.failure)  # type: ignore[arg-type]
+
+
+async def _run_once(suite: Suite, attempt: Attempt, run_seed: int, cast: Cast,
+                    candidate: Candidate | None, caller: Caller | None) -> Trace:
     scenario = suite.scenarios[attempt.scenario_id]
     agent = suite.agent_for(scenario)
     seed = derive_seed(run_seed, attempt.scenario_id, attempt.repeat)
     defaults = suite.manifest.defaults
+    caller = caller or cast.make_caller(scenario, suite)
     setup = EpisodeSetup(trace_id=attempt.trace_id, suite=suite_ref(suite), scenario=scenario, agent=agent,
-                         candidate_name=attempt.candidate, caller_name=caller.name if caller else caller_kind,
+                         candidate_name=attempt.candidate, caller_name=getattr(caller, "name", cast.caller),
                          repeat=attempt.repeat, seed=seed, max_caller_turns=defaults.max_caller_turns,
                          max_tool_calls_per_turn=defaults.max_tool_calls_per_turn)
-    candidate = candidate or candidate_entry(attempt.candidate).make(scenario)
-    caller = caller or make_caller(caller_kind, scenario, suite)
+    candidate = candidate or cast.entry(attempt.candidate).make(scenario)
     backend = build_backend(scenario.backend, scenario.caller.knows)
     channel = TextChannel(scenario.channel, scenario.caller.knows, random.Random(derive_seed(seed, "channel")))
     return await run_episode(setup, candidate, caller, backend, channel)

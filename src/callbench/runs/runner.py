@@ -21,7 +21,7 @@ from .._version import __version__
 from ..call import Trace
 from ..grading import Scorecard, score_trace
 from ..spec import Suite
-from .episodes import Attempt, make_caller, run_attempt
+from .episodes import Attempt, Cast, run_attempt
 
 
 @dataclass(frozen=True)
@@ -32,10 +32,16 @@ class RunConfig:
     caller: str = "scripted"
     concurrency: int = 8
     scenarios: tuple[str, ...] | None = None
+    infra_reruns: int = 3
+    """an attempt that fails for infrastructure reasons (provider, caller simulator) is rerun this many times"""
+    candidate_options: dict[str, Any] = field(default_factory=dict, hash=False)
+    caller_options: dict[str, Any] = field(default_factory=dict, hash=False)
+    prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False)
+    """USD per million tokens by model label: {"openai:gpt-4.1-mini": {"input": .4, "cached_input": .1, "output": 1.6}}"""
 
     def as_dict(self) -> dict[str, Any]:
         return {"candidates": list(self.candidates), "repeats": self.repeats, "seed": self.seed, "caller": self.caller,
-                "scenarios": list(self.scenarios) if self.scenarios else None}
+                "scenarios": list(self.scenarios) if self.scenarios else None, "infra_reruns": self.infra_reruns}
 
 
 @dataclass
@@ -45,16 +51,25 @@ class RunResult:
     scorecards: list[Scorecard] = field(default_factory=list)
 
 
-def plan(suite: Suite, config: RunConfig) -> list[Attempt]:
+def make_cast(config: RunConfig) -> Cast:
+    """Resolve every candidate and the caller before anything runs, so a bad name or a missing key fails fast."""
+    cast = Cast(caller=config.caller, candidate_options=dict(config.candidate_options), caller_options=dict(config.caller_options))
+    for name in config.candidates:
+        cast.entry(name)
+    return cast
+
+
+def plan(suite: Suite, config: RunConfig, cast: Cast | None = None) -> list[Attempt]:
     """The attempts of a run; refuses up front (not mid-run) scenarios the chosen caller cannot play."""
     scenario_ids = list(config.scenarios) if config.scenarios else list(suite.scenarios)
     unknown = [s for s in scenario_ids if s not in suite.scenarios]
     if unknown:
         raise ValueError(f"unknown scenario(s): {', '.join(unknown)}")
     unplayable = []
+    cast = cast or make_cast(config)
     for sid in scenario_ids:
         try:
-            make_caller(config.caller, suite.scenarios[sid], suite)
+            cast.make_caller(suite.scenarios[sid], suite)
         except ValueError as exc:
             unplayable.append(str(exc))
     if unplayable:
@@ -82,7 +97,8 @@ async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
                           on_done: Callable[[Attempt, Scorecard], None] | None = None) -> RunResult:
     from ..reports.report import build_report
 
-    attempts = plan(suite, config)
+    cast = make_cast(config)
+    attempts = plan(suite, config, cast)
     out_dir.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out_dir / "run.json", json.dumps({"suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256},
                                                        "config": config.as_dict(), "code_version": __version__}, indent=1))
@@ -91,7 +107,7 @@ async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
 
     async def one(attempt: Attempt) -> None:
         async with gate:
-            trace: Trace = await run_attempt(suite, attempt, config.seed, config.caller)
+            trace: Trace = await run_attempt(suite, attempt, config.seed, cast=cast, infra_reruns=config.infra_reruns)
         card = score_trace(trace, suite.scenarios[attempt.scenario_id], suite.manifest)
         write_json_atomic(trace_path(out_dir, attempt), trace.to_json())
         write_json_atomic(scorecard_path(out_dir, attempt), card.model_dump_json(indent=1))
@@ -99,9 +115,15 @@ async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
         if on_done:
             on_done(attempt, card)
 
-    await asyncio.gather(*(one(a) for a in attempts))
+    try:
+        await asyncio.gather(*(one(a) for a in attempts))
+    finally:
+        for model in cast.models.values():
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                await close()
     ordered = [cards[a] for a in attempts]
-    report = build_report(suite, config, ordered, out_dir)
+    report = build_report(suite, config, ordered, out_dir, cast)
     write_json_atomic(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
     return RunResult(out_dir=out_dir, report=report, scorecards=ordered)
 

@@ -161,7 +161,8 @@ class FakeProvider:
 
         self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-provider", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fake-provider", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:

@@ -89,7 +89,8 @@ class _Episode:
             await self._loop()
         except EpisodeError as exc:
             cls = exc.failure_class if exc.failure_class in ("infrastructure", "model") else "infrastructure"
-            self.trace.failure = Failure(failure_class=cls, kind=type(exc).__name__, detail=str(exc))
+            self.trace.failure = Failure(failure_class=cls, kind=type(exc).__name__, detail=str(exc),
+                                         retryable=getattr(exc, "retryable", True))
             if cls == "infrastructure":
                 self.trace.outcome = "excluded"
                 self._end("infrastructure", str(exc))
@@ -147,7 +148,12 @@ class _Episode:
         while True:
             view = self._view()
             t0 = time.perf_counter()
-            step: CandidateStep = await self.candidate.step(view)
+            try:
+                step: CandidateStep = await self.candidate.step(view)
+            except EpisodeError:
+                raise
+            except Exception as exc:  # an adapter bug must not pass for the model's behaviour, nor crash the sweep
+                raise InfrastructureError(f"candidate adapter failed: {type(exc).__name__}") from exc
             self.trace.timings.candidate_seconds.append(time.perf_counter() - t0)
             self._usage("candidate", step.usage)
             calls = [c if c.id else ToolCall(c.name, c.arguments, self._next_call_id()) for c in step.tool_calls]
@@ -167,7 +173,8 @@ class _Episode:
                 if used >= budget:
                     limited = True
                     self._record_tool(msg.index, call, None, None, ToolOutcome(
-                        result={"status": "error", "message": f"tool call limit of {budget} per turn reached"}, source="limit"))
+                        result={"status": "error", "message": f"tool call limit of {budget} per turn reached"}, source="limit"),
+                        known=call.name in self.tools)
                     continue
                 used += 1
                 ended = await self._run_tool(msg.index, call) or ended
@@ -196,7 +203,12 @@ class _Episode:
             outcome = ToolOutcome(result={"status": "error", "message": f"unknown tool '{call.name}'"}, source="unknown_tool")
         else:
             t0 = time.perf_counter()
-            outcome = await self.backend.call(call.name, arguments)
+            try:
+                outcome = await self.backend.call(call.name, arguments)
+            except EpisodeError:
+                raise
+            except Exception as exc:
+                raise InfrastructureError(f"backend failed on {call.name}: {type(exc).__name__}") from exc
             self.trace.timings.tool_seconds.append(time.perf_counter() - t0)
         success = None
         if tool is not None and tool.ends_call and tool.success is not None:

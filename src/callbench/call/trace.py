@@ -93,6 +93,7 @@ class Failure(_T):
     failure_class: Literal["infrastructure", "model"]
     kind: str
     detail: str = ""
+    retryable: bool = Field(default=True, description="whether running the attempt again could succeed (false for auth errors)")
 
 
 class RoleUsage(_T):

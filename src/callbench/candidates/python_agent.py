@@ -42,7 +42,11 @@ class PythonAgentCandidate:
         self._call = obj().step if inspect.isclass(obj) else obj
 
     async def step(self, view: CandidateView) -> CandidateStep:
-        answer = self._call(view)
-        if inspect.isawaitable(answer):
-            answer = await answer
+        """An exception raised by the agent's own code is the agent's failure: recorded, and the call goes on."""
+        try:
+            answer = self._call(view)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except Exception as exc:  # noqa: BLE001 - the agent under test may fail in any way
+            return CandidateStep(error=f"agent raised {type(exc).__name__}: {str(exc)[:300]}")
         return step_from_wire(answer)

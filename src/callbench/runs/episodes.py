@@ -97,7 +97,8 @@ async def run_attempt(suite: Suite, attempt: Attempt, run_seed: int, caller_kind
     history: list[Failure] = []
     while True:
         trace = await _run_once(suite, attempt, run_seed, cast, candidate, caller)
-        if trace.outcome != "excluded" or len(history) >= infra_reruns or candidate is not None or caller is not None:
+        final = trace.outcome != "excluded" or not (trace.failure and trace.failure.retryable)
+        if final or len(history) >= infra_reruns or candidate is not None or caller is not None:
             trace.reruns = history
             return trace
         history.append(trace.failure)  # type: ignore[arg-type]

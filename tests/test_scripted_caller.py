@@ -71,12 +71,23 @@ def test_refuses_scenarios_without_lines_or_phrases():
         ScriptedCaller(scenario(), None)
 
 
+def test_leak_of_step_ids_and_fact_keys():
+    from callbench.call.views import leaked_field
+
+    sc = scenario(steps=[{"id": "give_id", "trigger": "t", "meaning": "m", "say": "s", "cue": ["c"]}])
+    view = CallerView(brief=sc.caller, language="en", conversation=(), expressed=(), turn=1)
+    assert leaked_field(view, "ok give_id now") == "give_id"
+    assert leaked_field(view, "I will give my id") is None
+
+
 @pytest.mark.parametrize("utterance,expressed,message", [
     (CallerUtterance(text="  "), (), "empty"),
     (CallerUtterance(text="x", expressed_steps=("a", "b")), (), "at most one"),
     (CallerUtterance(text="x", expressed_steps=("b",)), (), "out of order"),
     (CallerUtterance(text="x", expressed_steps=("a",)), ("a",), "twice"),
     (CallerUtterance(text="x", expressed_steps=("zz",)), (), "unknown plan step"),
+    (CallerUtterance(text='{"say": "hi"}'), (), "leaks the internal name '{'"),
+    (CallerUtterance(text="I don't know, it's in does_not_know"), (), "does_not_know"),
 ])
 def test_caller_turn_rejections(utterance, expressed, message):
     view = CallerView(brief=caller_brief, language="en", conversation=(), expressed=expressed, turn=1)

@@ -34,8 +34,10 @@ How you talk:
 """
 
 FORMAT = """\
-Reply with exactly one JSON object and nothing else:
-{"say": "<what you say now>", "step": "<the id of the plan step this turn newly expresses, or null>", "done": <true only if you are ending the call now>}
+Reply with exactly one JSON object and nothing else, with three fields:
+"say" holds the words you speak now; "step" holds the id of the plan step this turn newly expresses, or null;
+"done" is true only if you are ending the call now. For example, for a caller whose plan starts with step "greet":
+{"say": "Hi, yes, this is Sam speaking.", "step": "greet", "done": false}
 """
 
 
@@ -90,9 +92,18 @@ def parse_turn(text: str) -> CallerUtterance:
     return CallerUtterance(text=str(obj.get("say") or "").strip(), expressed_steps=steps, done=bool(obj.get("done")))
 
 
+def turn_schema(view: CallerView) -> dict[str, Any]:
+    """The shape of a turn, for endpoints that enforce schemas: only the next step (or none) can be named."""
+    nxt = view.brief.plan[len(view.expressed)].id if len(view.expressed) < len(view.brief.plan) else None
+    return {"type": "object", "required": ["say", "step", "done"], "additionalProperties": False,
+            "properties": {"say": {"type": "string", "minLength": 1}, "step": {"enum": [nxt, None] if nxt else [None]},
+                           "done": {"type": "boolean"}}}
+
+
 class LLMCaller:
-    def __init__(self, model: ChatModel, name: str | None = None, attempts: int = 2):
+    def __init__(self, model: ChatModel, name: str | None = None, attempts: int = 2, json_mode: bool = False):
         self.model = model
+        self.json_mode = json_mode  # also send the turn schema (for endpoints that enforce it, like the local model)
         self.name = name or model.name
         self.attempts = attempts
         self.turns: list[dict[str, Any]] = []
@@ -102,7 +113,8 @@ class LLMCaller:
         usage = Usage()
         reason = ""
         for _ in range(self.attempts):
-            response = await self.model.complete(messages, None)
+            response = await self.model.complete(messages, None, json_mode=self.json_mode,
+                                                 json_schema=turn_schema(view) if self.json_mode else None)
             usage = Usage(usage.prompt_tokens + response.usage.prompt_tokens,
                           usage.completion_tokens + response.usage.completion_tokens,
                           usage.cached_tokens + response.usage.cached_tokens)

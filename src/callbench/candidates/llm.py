@@ -41,8 +41,10 @@ class ChatCandidate:
 
 ACTION_FORMAT = """\
 ## How to answer (read carefully)
-You are speaking on a live phone call. Every reply you write must be exactly one JSON object and nothing else:
-{"say": "<the words you speak to the caller now, or an empty string>", "tool_calls": [{"name": "<tool name>", "arguments": {<arguments>}}]}
+You are speaking on a live phone call. Every reply you write must be exactly one JSON object and nothing else,
+with two fields: "say" holds the words you speak to the caller now (or an empty string), and "tool_calls" is a
+list of tool calls, each {"name": ..., "arguments": {...}} with argument values (not their schema). For example:
+{"say": "Let me look that up.", "tool_calls": [{"name": "find_order", "arguments": {"order_id": "A-1234"}}]}
 - Leave "tool_calls" empty ([]) when you only speak.
 - Tool results come back to you as messages that start with "TOOL RESULT"; then answer again with one JSON object.
 - Only use these tools:
@@ -100,6 +102,13 @@ def _action(obj: dict[str, Any]) -> tuple[str | None, tuple[ToolCall, ...], str 
     return speech, tuple(calls), "; ".join(problems) or None
 
 
+ACTION_SCHEMA = {"type": "object", "required": ["say", "tool_calls"], "properties": {
+    "say": {"type": "string"},
+    "tool_calls": {"type": "array", "items": {"type": "object", "required": ["name", "arguments"],
+                                              "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}}}}}}
+"""The action's shape only: tool names and arguments stay the model's own choice (and its own mistakes)."""
+
+
 class JsonActionCandidate:
     """For chat-only models: the action format is in the prompt and each reply is parsed as one JSON object.
 
@@ -119,7 +128,8 @@ class JsonActionCandidate:
         self.rounds = self.rounds + 1 if view.in_tool_chain else 1
         if self.rounds > self.max_rounds:
             return CandidateStep(error=f"stopped after {self.max_rounds} rounds in one turn")
-        response = await self.model.complete(json_action_messages(view), None, json_mode=self.json_mode)
+        response = await self.model.complete(json_action_messages(view), None, json_mode=self.json_mode,
+                                             json_schema=ACTION_SCHEMA if self.json_mode else None)
         text = response.text or ""
         speech, calls, error = parse_action(text)
         return CandidateStep(speech=speech, tool_calls=calls, usage=response.usage, error=error,

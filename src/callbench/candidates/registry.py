@@ -83,8 +83,8 @@ def candidate_entry(name: str, models: dict[str, Any] | None = None, **options: 
     model = cache[spec.label]
     from .llm import ChatCandidate, JsonActionCandidate
 
-    if json_loop:
-        make = lambda _s: JsonActionCandidate(model, name=name)  # noqa: E731
+    if json_loop or spec.provider == "local":  # the local model's template knows no tools: JSON actions, JSON mode
+        make = lambda _s: JsonActionCandidate(model, name=name, json_mode=spec.provider == "local")  # noqa: E731
     else:
         make = lambda _s: ChatCandidate(model, name=name, user_first=options.get("user_first", False),  # noqa: E731
                                         concluding_message=options.get("concluding_message", False))

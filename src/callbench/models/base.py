@@ -51,4 +51,6 @@ class ChatModel(Protocol):
     settings: ModelSettings
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
-                       *, json_mode: bool = False) -> ChatResponse: ...
+                       *, json_mode: bool = False, json_schema: dict[str, Any] | None = None) -> ChatResponse:
+        """`json_mode` asks for a JSON object; `json_schema` (where the endpoint can enforce one) for its shape."""
+        ...

@@ -37,8 +37,8 @@ class ScriptedModel:
         self.requests: list[dict[str, Any]] = []
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
-                       *, json_mode: bool = False) -> ChatResponse:
-        self.requests.append({"messages": messages, "tools": tools, "json_mode": json_mode})
+                       *, json_mode: bool = False, json_schema: dict[str, Any] | None = None) -> ChatResponse:
+        self.requests.append({"messages": messages, "tools": tools, "json_mode": json_mode, "json_schema": json_schema})
         if self.respond is not None:
             reply = self.respond(messages, tools)
         elif self.replies:

@@ -62,8 +62,9 @@ class OpenAICompatibleModel:
     """A ChatModel for any endpoint that speaks chat completions."""
 
     def __init__(self, model: str, *, base_url: str | None, api_key: str | None, settings: ModelSettings | None = None,
-                 name: str | None = None, sleep=asyncio.sleep):
+                 name: str | None = None, sleep=asyncio.sleep, schema_style: str = "openai"):
         openai = _import_openai()
+        self.schema_style = schema_style  # "openai": response_format json_schema; "llama": llama.cpp's json_object + schema
         self.model = model
         self.settings = settings or ModelSettings()
         self.name = name or model
@@ -87,7 +88,7 @@ class OpenAICompatibleModel:
             await self._client.close()
         self._client = self._loop = None
 
-    def _params(self, messages, tools, json_mode: bool) -> dict[str, Any]:
+    def _params(self, messages, tools, json_mode: bool, json_schema: dict[str, Any] | None = None) -> dict[str, Any]:
         s = self.settings
         params: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
@@ -96,15 +97,19 @@ class OpenAICompatibleModel:
             value = getattr(s, key)
             if value is not None:
                 params[key] = value
-        if json_mode:
+        if json_schema is not None and self.schema_style == "llama":
+            params["response_format"] = {"type": "json_object", "schema": json_schema}
+        elif json_schema is not None:
+            params["response_format"] = {"type": "json_schema", "json_schema": {"name": "reply", "schema": json_schema}}
+        elif json_mode:
             params["response_format"] = {"type": "json_object"}
         if s.extra_body:
             params["extra_body"] = dict(s.extra_body)
         return params
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
-                       *, json_mode: bool = False) -> ChatResponse:
-        params = self._params(messages, tools, json_mode)
+                       *, json_mode: bool = False, json_schema: dict[str, Any] | None = None) -> ChatResponse:
+        params = self._params(messages, tools, json_mode, json_schema)
         attempt = 0
         started = time.perf_counter()
         while True:

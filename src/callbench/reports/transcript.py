@@ -40,6 +40,10 @@ def render_transcript(trace: Trace) -> Text:
             if m.text:
                 out.append(prefix + "AGENT: ", style="green bold")
                 out.append(m.text + "\n")
+            if m.error:
+                out.append(("     " if m.text else prefix) + f"✗ agent error: {m.error}\n", style="bold red")
+                if m.raw:
+                    out.append(f"       raw: {_short(m.raw)}\n", style="red")
             for c in m.tool_calls:
                 out.append(("     " if m.text else prefix) + f"→ {c.name}({_short(c.raw_arguments)})\n", style="yellow")
         else:

@@ -57,9 +57,10 @@ class Cast:
 
         spec = parse_spec(self.caller, base_url=self.caller_options.get("base_url"),
                           api_key_env=self.caller_options.get("api_key_env"), settings=self.caller_options.get("settings"))
-        if spec.label not in self.models:
-            self.models[spec.label] = build_model(spec)
-        return self.models[spec.label], spec
+        key = f"caller:{spec.label}"  # the caller's own client (and, for a local model, its own server and cache)
+        if key not in self.models:
+            self.models[key] = build_model(spec)
+        return self.models[key], spec
 
     def caller_info(self) -> dict[str, Any]:
         if self.caller in ("scripted", "lines"):
@@ -82,7 +83,7 @@ def make_caller(kind: str, scenario: Scenario, suite: Suite, cast: Cast | None =
     if kind.partition(":")[0] not in PROVIDERS:
         raise ValueError(f"unknown caller '{kind}' (use 'scripted' or a model spec such as openai:gpt-4.1-mini)")
     model, spec = (cast or Cast(caller=kind)).caller_model()
-    return LLMCaller(model, name=spec.label)
+    return LLMCaller(model, name=spec.label, json_mode=spec.provider == "local")
 
 
 async def run_attempt(suite: Suite, attempt: Attempt, run_seed: int, caller_kind: str = "scripted",

@@ -69,14 +69,17 @@ def test_task_pillar_is_weighted_and_conversation_not_measured(mini_suite):
 def test_overall_is_the_mean_of_both_pillars_when_both_exist(mini_suite):
     scenario = mini_suite.scenarios["reschedule"]
     trace = trace_of(mini_suite, CandidateStep(tool_calls=(LOOKUP, MOVE, END)))
-    judged = [ItemVerdict(id="closing", kind="conversation", pillar="conversation", weight=1, label="partial", r=0.5, grader="fake"),
-              ItemVerdict(id="looked_up_first", kind="criterion", pillar="task", weight=2, label="met", r=1.0, grader="fake")]
+    judged = [ItemVerdict(id="closing", kind="conversation", pillar="conversation", weight=1, label="partial", r=0.5, grader="fake",
+                          diagnostic="closing"),
+              ItemVerdict(id="looked_up_first", kind="criterion", pillar="task", weight=2, label="met", r=1.0, grader="fake",
+                          diagnostic="rule_compliance")]
     card = score_trace(trace, scenario, mini_suite.manifest, [ActionGrader(), FixedGrader(judged)])
     assert card.task.score == 100.0 and card.conversation.score == 50.0 and card.overall == 75.0
 
 
 def test_pillar_math_with_rating_mapping():
-    items = [ItemVerdict(id=str(g), kind="conversation", pillar="conversation", weight=w, label="met", r=(g - 1) / 4, grader="x")
+    items = [ItemVerdict(id=str(g), kind="conversation", pillar="conversation", weight=w, label="met", r=(g - 1) / 4, grader="x",
+                         diagnostic="memory")
              for g, w in ((5, 1), (3, 2), (1, 1))]
     p = pillar(items)
     assert p.score == pytest.approx(100 * (1 * 1 + 2 * 0.5 + 0) / 4)

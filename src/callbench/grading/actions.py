@@ -44,7 +44,13 @@ class ActionGrader:
         detail = (f"{len(found)} matching call(s) to {action.tool}" if ok else "; ".join(problems))
         return ItemVerdict(id=action.id, kind="action", pillar="task", weight=action.weight,
                            label="met" if ok else "not_met", r=1.0 if ok else 0.0, grader=self.name,
-                           evidence=evidence, detail=detail)
+                           diagnostic=action_diagnostic(action), evidence=evidence, detail=detail)
+
+
+def action_diagnostic(action: ExpectedAction) -> str:
+    if action.count.forbids:
+        return "rule_compliance"
+    return "argument_accuracy" if action.args or action.result else "action_correctness"
 
 
 def _matching(action: ExpectedAction, events: list[ToolEvent], scope) -> list[ToolEvent]:

@@ -23,14 +23,17 @@ class ItemVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    kind: Literal["action", "criterion", "conversation"]
+    kind: Literal["action", "criterion", "conversation", "check", "spoken"]
     pillar: Literal["task", "conversation"]
     weight: int
     label: Label
     r: float | None
     grader: str
+    diagnostic: str = Field(description="the one diagnostic this item feeds (see grading/diagnostics.py)")
     evidence: list[int] = Field(default_factory=list, description="trace message indices")
     detail: str = ""
+    rating: int | None = Field(default=None, description="1-5 for conversation ratings (r = (rating-1)/4)")
+    judge: dict | None = Field(default=None, description="for LLM verdicts: model, prompt and rubric hashes, settings")
 
 
 @runtime_checkable

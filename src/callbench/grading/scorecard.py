@@ -17,6 +17,7 @@ from ..call.trace import Failure, RoleUsage, Trace
 from ..spec import Scenario, SuiteManifest
 from .actions import ActionGrader
 from .base import Grader, ItemVerdict
+from .diagnostics import CONVERSATION_DIAGNOSTIC, diagnostic_scores
 
 SCORECARD_SCHEMA_VERSION = 1
 
@@ -47,12 +48,22 @@ class Scorecard(BaseModel):
     task: Pillar
     conversation: Pillar
     overall: float | None
+    diagnostics: dict[str, float | None] = Field(default_factory=dict, description="ten diagnostics, 0-100 or None")
     deterministic_passed: bool = Field(description="every deterministic item of the call was met")
     graders: list[str]
     failure: Failure | None = None
     reruns: int = 0
     usage: dict[str, RoleUsage] = Field(default_factory=dict, description="tokens by role (operational, not graded)")
     models: dict[str, str] = Field(default_factory=dict, description="who played each role (candidate, caller)")
+
+
+def criterion_diagnostic(criterion) -> str:
+    """An author may name the diagnostic; otherwise a criterion quoting the instructions is about a rule."""
+    return criterion.diagnostic or ("rule_compliance" if criterion.excerpts else "action_correctness")
+
+
+def rating_diagnostic(criterion) -> str:
+    return criterion.diagnostic or CONVERSATION_DIAGNOSTIC.get(criterion.id, "speakable_replies")
 
 
 def pillar(items: Iterable[ItemVerdict]) -> Pillar:
@@ -72,11 +83,13 @@ def not_measured(scenario: Scenario, suite: SuiteManifest, graded: set[str]) -> 
     for c in scenario.criteria:
         if c.id not in graded:
             out.append(ItemVerdict(id=c.id, kind="criterion", pillar=c.pillar, weight=c.weight, label="not_measured",
-                                   r=None, grader="none", detail="judged criterion; no judge was configured"))
+                                   r=None, grader="none", diagnostic=criterion_diagnostic(c),
+                                   detail="judged criterion; no judge was configured"))
     for c in suite.conversation_criteria:
         if c.id not in graded:
             out.append(ItemVerdict(id=c.id, kind="conversation", pillar="conversation", weight=c.weight,
-                                   label="not_measured", r=None, grader="none", detail="conversation rating; no judge was configured"))
+                                   label="not_measured", r=None, grader="none", diagnostic=rating_diagnostic(c),
+                                   detail="conversation rating; no judge was configured"))
     return out
 
 
@@ -89,10 +102,11 @@ def score_trace(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders:
     task = pillar(i for i in items if i.pillar == "task")
     conversation = pillar(i for i in items if i.pillar == "conversation")
     overall = (task.score + conversation.score) / 2 if task.score is not None and conversation.score is not None else None
-    deterministic = [i for i in items if i.kind == "action"]
+    deterministic = [i for i in items if i.grader not in ("none",) and i.judge is None and i.r is not None]
     return Scorecard(trace_id=trace.id, scenario_id=trace.scenario_id, agent_id=trace.agent_id, candidate=trace.candidate,
                      repeat=trace.repeat, outcome=trace.outcome, end_reason=trace.end.reason if trace.end else None,
                      items=items, task=task, conversation=conversation, overall=overall,
+                     diagnostics=diagnostic_scores(items),
                      deterministic_passed=trace.outcome == "completed" and all(i.r == 1.0 for i in deterministic),
                      graders=[g.name for g in graders], failure=trace.failure, reruns=len(trace.reruns),
                      usage=trace.usage, models={"candidate": trace.candidate, "caller": trace.caller})

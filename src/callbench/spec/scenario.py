@@ -161,9 +161,14 @@ class Anchors(SpecModel):
     not_met: str = Field(min_length=1)
 
 
+Diagnostic = Literal["action_correctness", "argument_accuracy", "outcome_state", "rule_compliance", "stated_facts",
+                     "memory", "speech_around_tools", "speakable_replies", "language_and_script", "closing"]
+
+
 class Criterion(SpecModel):
     id: Identifier
     pillar: Literal["task", "conversation"] = "task"
+    diagnostic: Diagnostic | None = None
     weight: Weight = 1
     statement: str = Field(min_length=1)
     anchors: Anchors

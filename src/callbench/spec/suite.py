@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .agent import AgentDefinition
 from .base import Identifier, SpecModel
-from .scenario import Anchors, Scenario, Weight
+from .scenario import Anchors, Diagnostic, Scenario, Weight
 
 
 class ConversationCriterion(SpecModel):
@@ -18,6 +18,7 @@ class ConversationCriterion(SpecModel):
     weight: Weight = 1
     statement: str = Field(min_length=1)
     anchors: Anchors | None = None
+    diagnostic: Diagnostic | None = None
 
 
 class CallerPhrases(SpecModel):

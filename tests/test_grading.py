@@ -56,7 +56,7 @@ def test_wrong_enum_argument_does_not_count(mini_suite):
 def test_task_pillar_is_weighted_and_conversation_not_measured(mini_suite):
     scenario = mini_suite.scenarios["reschedule"]
     trace = trace_of(mini_suite, CandidateStep(tool_calls=(LOOKUP, END)))
-    card = score_trace(trace, scenario, mini_suite.manifest)
+    card = score_trace(trace, scenario, mini_suite.manifest, [ActionGrader()])
     # lookup (w2) met, move (w3) not met, end (w1) met  ->  100 * 3 / 6
     assert card.task.score == pytest.approx(50.0)
     assert (card.task.points, card.task.max_points) == (3.0, 6.0)

@@ -56,6 +56,8 @@ def run(
     caller_base_url: Optional[str] = typer.Option(None, "--caller-base-url", help="endpoint for an LLM caller"),
     api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="environment variable holding the candidate endpoint's key"),
     temperature: Optional[float] = typer.Option(None, "--temperature", help="candidate sampling temperature"),
+    judge: Optional[str] = typer.Option(None, "--judge", help="model spec for the LLM judges (default: none; judged items not measured)"),
+    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="endpoint for the judge model"),
     config: Optional[Path] = typer.Option(None, "--config", help="a TOML run configuration (flags override it)"),
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the scores."""
@@ -81,6 +83,9 @@ def run(
     caller_section = dict(file.get("caller_model", {}))
     if caller_base_url is not None:
         caller_section["base_url"] = caller_base_url
+    judge_section = dict(file.get("judge_model", {}))
+    if judge_base_url is not None:
+        judge_section["base_url"] = judge_base_url
     suite = suite or file.get("suite", "starter")
     run_config = RunConfig(
         candidates=tuple(candidate or file.get("candidates") or ("oracle", "noop", "shortcut")),
@@ -88,6 +93,7 @@ def run(
         caller=caller or file.get("caller", "scripted"), concurrency=concurrency or file.get("concurrency", 8),
         scenarios=tuple(scenario or file.get("scenarios") or ()) or None, infra_reruns=file.get("infra_reruns", 3),
         candidate_options=role_options(cand_section), caller_options=role_options(caller_section),
+        judge=judge or file.get("judge"), judge_options=role_options(judge_section) if judge_section else {},
         prices=file.get("prices", {}))
     try:
         loaded = load_suite(suite)
@@ -110,6 +116,58 @@ def run(
         _fail(str(exc))
     console.print(summary_table(result.report))
     console.print(f"traces and report.json in [bold]{out}[/bold]; read a call with `callbench show {out}/traces/<candidate>/<scenario>/r0.json`")
+
+
+@app.command()
+def score(
+    run_dir: Path = typer.Argument(..., help="a run folder written by `callbench run`"),
+    judge: Optional[str] = typer.Option(None, "--judge", help="model spec for the LLM judges (none: judged items not measured)"),
+    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
+    grader: Optional[list[str]] = typer.Option(None, "--grader", help="only these graders (repeatable): actions, "
+                                               "conversation_checks, spoken_checks, task_judge, conversation_judge"),
+    tag: Optional[str] = typer.Option(None, "--tag", help="name of the new report (report-<tag>.json)"),
+    force: bool = typer.Option(False, "--force", help="re-score even if the suite changed since the run"),
+) -> None:
+    """Re-grade a stored run's traces without replaying any call; writes a new report beside the old one."""
+    from rich.console import Console
+
+    from .errors import CallbenchError
+    from .reports.table import summary_table
+    from .runs.rescore import rescore
+
+    try:
+        result = rescore(run_dir, judge=judge, judge_options={"base_url": judge_base_url} if judge_base_url else None,
+                         graders=grader, tag=tag, force=force)
+    except CallbenchError as exc:
+        _fail(str(exc))
+    Console().print(summary_table(result.report))
+    typer.echo(f"new report: {result.report_path}")
+
+
+@app.command()
+def calibrate(
+    run_dir: Path = typer.Argument(..., help="a run folder written by `callbench run`"),
+    judge: str = typer.Option(..., "--judge", help="model spec of the judge to calibrate"),
+    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
+    repeats: int = typer.Option(2, "--repeats", min=2, help="judgments per trace for self-agreement"),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="calibrate on at most this many traces"),
+) -> None:
+    """Agreement of the LLM graders with code, with themselves, and across criterion order (Cohen's kappa)."""
+    from .errors import CallbenchError
+    from .runs.calibrate import calibrate as run_calibration
+
+    try:
+        path, result = run_calibration(run_dir, judge, judge_options={"base_url": judge_base_url} if judge_base_url else None,
+                                       repeats=repeats, limit=limit)
+    except CallbenchError as exc:
+        _fail(str(exc))
+    for name, block in (("code vs LLM", result["code_vs_llm"]), ("self, task", result["self_agreement"]["task"]),
+                        ("self, conversation", result["self_agreement"]["conversation"]),
+                        ("order, task", result["order_sensitivity"]["task"]),
+                        ("order, conversation", result["order_sensitivity"]["conversation"])):
+        typer.echo(f"{name:22} items {block['items']:4}  agreement {block['rate']}  kappa {block['kappa']}  "
+                   f"disagreements {len(block['disagreements'])}")
+    typer.echo(f"judge failures: {result['judge_failures']}; details in {path}")
 
 
 @app.command()

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..call.trace import Failure, RoleUsage, Trace
+from ..errors import InfrastructureError
 from ..spec import Scenario, SuiteManifest
 from .actions import ActionGrader
 from .base import Grader, ItemVerdict
@@ -94,19 +95,66 @@ def not_measured(scenario: Scenario, suite: SuiteManifest, graded: set[str]) -> 
 
 
 def score_trace(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list[Grader] | None = None) -> Scorecard:
-    graders = list(graders) if graders is not None else [ActionGrader()]
+    """Score with synchronous graders only (deterministic checks); see `score_trace_async` for judges."""
+    graders = list(graders) if graders is not None else default_graders()
     items: list[ItemVerdict] = []
     for grader in graders:
         items += grader.grade(trace, scenario, suite)
+    return _card(trace, scenario, suite, graders, items, None)
+
+
+async def score_trace_async(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list | None = None) -> Scorecard:
+    """Score with any graders; LLM judges (which have `agrade`) skip excluded calls, and a judge failure
+    excludes the call (recorded and counted) instead of letting it pass."""
+    graders = list(graders) if graders is not None else default_graders()
+    items: list[ItemVerdict] = []
+    failure: Failure | None = None
+    for grader in graders:
+        if hasattr(grader, "agrade"):
+            if trace.outcome != "completed":
+                continue
+            try:
+                items += await grader.agrade(trace, scenario, suite)
+            except InfrastructureError as exc:
+                failure = Failure(failure_class="infrastructure", kind=type(exc).__name__, detail=str(exc), retryable=False)
+        else:
+            items += grader.grade(trace, scenario, suite)
+    return _card(trace, scenario, suite, graders, items, failure)
+
+
+def default_graders() -> list:
+    from .conversation_checks import ConversationChecks
+    from .spoken_checks import SpokenChecks
+
+    return [ActionGrader(), ConversationChecks(), SpokenChecks()]
+
+
+def _card(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list, items: list[ItemVerdict],
+          judge_failure: Failure | None) -> Scorecard:
+    if judge_failure is not None:  # nothing a failed judge said is kept: its items are simply not measured
+        items = [i for i in items if i.judge is None]
     items += not_measured(scenario, suite, {i.id for i in items})
     task = pillar(i for i in items if i.pillar == "task")
     conversation = pillar(i for i in items if i.pillar == "conversation")
     overall = (task.score + conversation.score) / 2 if task.score is not None and conversation.score is not None else None
-    deterministic = [i for i in items if i.grader not in ("none",) and i.judge is None and i.r is not None]
+    deterministic = [i for i in items if i.judge is None and i.r is not None]
+    outcome = "excluded" if judge_failure is not None else trace.outcome
+    usage = dict(trace.usage)
+    models = {"candidate": trace.candidate, "caller": trace.caller}
+    judged = {id(i.judge): i.judge for i in items if i.judge}
+    if judged:
+        judge_usage = RoleUsage()
+        for info in judged.values():
+            u = info.get("usage", {})
+            judge_usage.calls += u.get("calls", 0)
+            judge_usage.prompt_tokens += u.get("prompt_tokens", 0)
+            judge_usage.completion_tokens += u.get("completion_tokens", 0)
+        usage["judge"] = judge_usage
+        models["judge"] = next(iter(judged.values()))["model"]
     return Scorecard(trace_id=trace.id, scenario_id=trace.scenario_id, agent_id=trace.agent_id, candidate=trace.candidate,
-                     repeat=trace.repeat, outcome=trace.outcome, end_reason=trace.end.reason if trace.end else None,
+                     repeat=trace.repeat, outcome=outcome, end_reason=trace.end.reason if trace.end else None,
                      items=items, task=task, conversation=conversation, overall=overall,
                      diagnostics=diagnostic_scores(items),
-                     deterministic_passed=trace.outcome == "completed" and all(i.r == 1.0 for i in deterministic),
-                     graders=[g.name for g in graders], failure=trace.failure, reruns=len(trace.reruns),
-                     usage=trace.usage, models={"candidate": trace.candidate, "caller": trace.caller})
+                     deterministic_passed=outcome == "completed" and all(i.r == 1.0 for i in deterministic),
+                     graders=[g.name for g in graders], failure=judge_failure or trace.failure, reruns=len(trace.reruns),
+                     usage=usage, models=models)

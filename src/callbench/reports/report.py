@@ -89,8 +89,8 @@ def candidate_summary(cards: list[Scorecard], prices: dict[str, dict[str, float]
     }
 
 
-def manifest(out_dir: Path) -> dict[str, str]:
-    files = sorted(p for sub in ("traces", "scorecards") for p in (out_dir / sub).rglob("*.json"))
+def manifest(out_dir: Path, scorecards: str = "scorecards") -> dict[str, str]:
+    files = sorted(p for sub in ("traces", scorecards) for p in (out_dir / sub).rglob("*.json"))
     files += [out_dir / "run.json"] if (out_dir / "run.json").exists() else []
     return {p.relative_to(out_dir).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(files)}
 
@@ -110,7 +110,9 @@ def code_version() -> dict[str, Any]:
     return info
 
 
-def build_report(suite, config, cards: list[Scorecard], out_dir: Path, cast=None) -> dict[str, Any]:
+def build_report(suite, config, cards: list[Scorecard], out_dir: Path, *, caller: dict | None = None,
+                 judge: dict | None = None, candidate_models: dict | None = None, scorecards: str = "scorecards",
+                 rescored_from: str | None = None) -> dict[str, Any]:
     by_candidate: dict[str, list[Scorecard]] = defaultdict(list)
     for c in cards:
         by_candidate[c.candidate].append(c)
@@ -119,11 +121,13 @@ def build_report(suite, config, cards: list[Scorecard], out_dir: Path, cast=None
         "suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256},
         "instructions_sha256": {aid: a.instructions_sha256 for aid, a in sorted(suite.agents.items())},
         "run": config.as_dict(),
-        "caller": cast.caller_info() if cast is not None else {"kind": config.caller, "model": None},
-        "candidate_models": {name: e.model for name, e in (cast.entries.items() if cast is not None else []) if e.model},
-        "judge": None,
+        "caller": caller or {"kind": config.caller, "model": None},
+        "candidate_models": candidate_models or {},
+        "judge": judge,
+        "graders": sorted({g for c in cards for g in c.graders}),
+        "rescored_from": rescored_from,
         "code": code_version(),
         "coverage_floor": COVERAGE_FLOOR,
         "candidates": {name: candidate_summary(group, getattr(config, "prices", None)) for name, group in by_candidate.items()},
-        "manifest": manifest(out_dir),
+        "manifest": manifest(out_dir, scorecards),
     }

@@ -19,6 +19,10 @@ the names of the environment variables that hold them.
     [caller_model]              # settings for an LLM caller
     temperature = 0.7
 
+    judge = "openai:gpt-4.1"    # task and conversation judges; without one, judged items are "not measured"
+    [judge_model]
+    temperature = 0.0
+
     [prices."openai:gpt-4.1-mini"]   # USD per million tokens; no price, no cost figure
     input = 0.40
     cached_input = 0.10
@@ -34,8 +38,8 @@ from typing import Any
 from ..errors import CallbenchError
 from ..models.base import ModelSettings
 
-RUN_KEYS = {"suite", "candidates", "caller", "repeats", "seed", "concurrency", "scenarios", "out", "infra_reruns"}
-SECTIONS = {"candidate", "caller_model", "prices"}
+RUN_KEYS = {"suite", "candidates", "caller", "judge", "repeats", "seed", "concurrency", "scenarios", "out", "infra_reruns"}
+SECTIONS = {"candidate", "caller_model", "judge_model", "prices"}
 SETTING_KEYS = set(ModelSettings.__dataclass_fields__)
 ADAPTER_KEYS = {"base_url", "api_key_env", "user_first", "concluding_message"}
 
@@ -55,7 +59,7 @@ def read_config(path: str | Path) -> dict[str, Any]:
     unknown = set(data) - RUN_KEYS - SECTIONS
     if unknown:
         raise ConfigError(f"{path}: unknown key(s) {sorted(unknown)} (known: {sorted(RUN_KEYS | SECTIONS)})")
-    for section in ("candidate", "caller_model"):
+    for section in ("candidate", "caller_model", "judge_model"):
         bad = set(data.get(section, {})) - SETTING_KEYS - ADAPTER_KEYS
         if bad:
             raise ConfigError(f"{path}: [{section}] unknown key(s) {sorted(bad)}")

@@ -46,6 +46,8 @@ class Cast:
     caller_options: dict[str, Any] = field(default_factory=dict)
     models: dict[str, Any] = field(default_factory=dict)
     entries: dict[str, CandidateEntry] = field(default_factory=dict)
+    judge: str | None = None
+    judge_options: dict[str, Any] = field(default_factory=dict)
 
     def entry(self, name: str) -> CandidateEntry:
         if name not in self.entries:
@@ -61,6 +63,40 @@ class Cast:
         if key not in self.models:
             self.models[key] = build_model(spec)
         return self.models[key], spec
+
+    def judge_model(self):
+        """The judges' model: temperature 0 and a fixed seed unless the run says otherwise."""
+        from dataclasses import replace
+
+        from ..models.base import ModelSettings
+        from ..models.specs import build_model, parse_spec
+
+        settings = self.judge_options.get("settings") or replace(ModelSettings(), temperature=0.0, seed=0)
+        spec = parse_spec(self.judge or "", base_url=self.judge_options.get("base_url"),
+                          api_key_env=self.judge_options.get("api_key_env"), settings=settings)
+        key = f"judge:{spec.label}"
+        if key not in self.models:
+            self.models[key] = build_model(spec)
+        return self.models[key], spec
+
+    def graders(self) -> list:
+        from ..grading.judges import ConversationJudge, TaskJudge
+        from ..grading.scorecard import default_graders
+
+        graders = default_graders()
+        if self.judge:
+            model, spec = self.judge_model()
+            graders += [TaskJudge(model, spec.label), ConversationJudge(model, spec.label)]
+        return graders
+
+    def judge_info(self) -> dict[str, Any] | None:
+        if not self.judge:
+            return None
+        _, spec = self.judge_model()
+        from ..grading.judges import CONVERSATION_PROMPT, TASK_PROMPT, sha
+
+        return {"model": spec.label, "settings": spec.settings.public(),
+                "prompt_sha256": {"task_judge": sha(TASK_PROMPT), "conversation_judge": sha(CONVERSATION_PROMPT)}}
 
     def caller_info(self) -> dict[str, Any]:
         if self.caller in ("scripted", "lines"):

@@ -19,7 +19,8 @@ from typing import Any
 
 from .._version import __version__
 from ..call import Trace
-from ..grading import Scorecard, score_trace
+from ..grading import Scorecard
+from ..grading.scorecard import score_trace_async
 from ..spec import Suite
 from .episodes import Attempt, Cast, run_attempt
 
@@ -36,12 +37,16 @@ class RunConfig:
     """an attempt that fails for infrastructure reasons (provider, caller simulator) is rerun this many times"""
     candidate_options: dict[str, Any] = field(default_factory=dict, hash=False)
     caller_options: dict[str, Any] = field(default_factory=dict, hash=False)
+    judge: str | None = None
+    """a model spec for the task and conversation judges; None: judged items are reported as not measured"""
+    judge_options: dict[str, Any] = field(default_factory=dict, hash=False)
     prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False)
     """USD per million tokens by model label: {"openai:gpt-4.1-mini": {"input": .4, "cached_input": .1, "output": 1.6}}"""
 
     def as_dict(self) -> dict[str, Any]:
         return {"candidates": list(self.candidates), "repeats": self.repeats, "seed": self.seed, "caller": self.caller,
-                "scenarios": list(self.scenarios) if self.scenarios else None, "infra_reruns": self.infra_reruns}
+                "scenarios": list(self.scenarios) if self.scenarios else None, "infra_reruns": self.infra_reruns,
+                "judge": self.judge}
 
 
 @dataclass
@@ -53,9 +58,12 @@ class RunResult:
 
 def make_cast(config: RunConfig) -> Cast:
     """Resolve every candidate and the caller before anything runs, so a bad name or a missing key fails fast."""
-    cast = Cast(caller=config.caller, candidate_options=dict(config.candidate_options), caller_options=dict(config.caller_options))
+    cast = Cast(caller=config.caller, candidate_options=dict(config.candidate_options), caller_options=dict(config.caller_options),
+                judge=config.judge, judge_options=dict(config.judge_options))
     for name in config.candidates:
         cast.entry(name)
+    if config.judge:
+        cast.judge_model()
     return cast
 
 
@@ -74,6 +82,11 @@ def plan(suite: Suite, config: RunConfig, cast: Cast | None = None) -> list[Atte
             unplayable.append(str(exc))
     if unplayable:
         raise ValueError(f"the '{config.caller}' caller cannot run: " + "; ".join(unplayable))
+    return attempt_order(config, scenario_ids)
+
+
+def attempt_order(config: RunConfig, scenario_ids: list[str]) -> list[Attempt]:
+    """The one order of a run's attempts, used for running and for re-scoring, so reports line up."""
     return [Attempt(c, s, r) for c in config.candidates for s in scenario_ids for r in range(config.repeats)]
 
 
@@ -100,15 +113,17 @@ async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
     cast = make_cast(config)
     attempts = plan(suite, config, cast)
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out_dir / "run.json", json.dumps({"suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256},
+    write_json_atomic(out_dir / "run.json", json.dumps({"suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256,
+                                                                 "source": str(suite.root)},
                                                        "config": config.as_dict(), "code_version": __version__}, indent=1))
+    graders = cast.graders()
     gate = asyncio.Semaphore(max(1, config.concurrency))
     cards: dict[Attempt, Scorecard] = {}
 
     async def one(attempt: Attempt) -> None:
         async with gate:
             trace: Trace = await run_attempt(suite, attempt, config.seed, cast=cast, infra_reruns=config.infra_reruns)
-        card = score_trace(trace, suite.scenarios[attempt.scenario_id], suite.manifest)
+        card = await score_trace_async(trace, suite.scenarios[attempt.scenario_id], suite.manifest, graders)
         write_json_atomic(trace_path(out_dir, attempt), trace.to_json())
         write_json_atomic(scorecard_path(out_dir, attempt), card.model_dump_json(indent=1))
         cards[attempt] = card
@@ -123,7 +138,8 @@ async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
             if close is not None:
                 await close()
     ordered = [cards[a] for a in attempts]
-    report = build_report(suite, config, ordered, out_dir, cast)
+    report = build_report(suite, config, ordered, out_dir, caller=cast.caller_info(), judge=cast.judge_info(),
+                          candidate_models={n: e.model for n, e in cast.entries.items() if e.model})
     write_json_atomic(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
     return RunResult(out_dir=out_dir, report=report, scorecards=ordered)
 

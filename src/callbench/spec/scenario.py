@@ -175,6 +175,28 @@ class Criterion(SpecModel):
     excerpts: list[str] = Field(default_factory=list)
 
 
+class SpokenCheck(SpecModel):
+    """A value the agent must (or must not) say, decided by code from the transcript.
+
+    `value` may reference `${hidden.x}`; `before`/`after` name expected actions whose first matching call
+    bounds the window ("stated the arrears before the payment was made"); `topic` words must occur in the
+    same message; `unit` keeps a count of payments from satisfying a number of months.
+    """
+
+    id: Identifier
+    description: str = ""
+    kind: Literal["amount", "number", "date", "identifier"]
+    value: Any
+    tolerance: float = Field(default=0.0, ge=0)
+    unit: str | None = None
+    speaker: Literal["candidate", "caller", "any"] = "candidate"
+    topic: list[str] = Field(default_factory=list)
+    after: Identifier | None = None
+    before: Identifier | None = None
+    must: Literal["state", "not_state"] = "state"
+    weight: Weight = 1
+
+
 class ReferenceCall(SpecModel):
     tool: Identifier
     args: dict[str, Any] = Field(default_factory=dict)
@@ -216,4 +238,5 @@ class Scenario(SpecModel):
     channel: ChannelProgram = Field(default_factory=ChannelProgram)
     expected_actions: list[ExpectedAction] = Field(default_factory=list)
     criteria: list[Criterion] = Field(default_factory=list)
+    spoken_checks: list[SpokenCheck] = Field(default_factory=list)
     reference: list[ReferenceTurn] = Field(min_length=1)

@@ -61,7 +61,8 @@ def validate_suite(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]
             if not (suite.root / "agents" / scenario.agent).is_dir():
                 report.add(label, ("agent",), f"agent '{scenario.agent}' is not defined in agents/")
             continue
-        _check_scenario(report, label, scenario, loaded.definition, loaded.instructions, scenario.agent not in broken)
+        _check_scenario(report, label, scenario, loaded.definition, loaded.instructions, scenario.agent not in broken,
+                        tuple(suite.manifest.conversation_criteria))
         _check_scripted_caller(report, label, scenario, suite)
     return report.problems
 
@@ -95,8 +96,12 @@ def _check_agent(report: _Report, label: str, agent: AgentDefinition, languages:
         report.add(label, ("tools",), "no tool ends the call (mark one with ends_call: true)", level="warning")
 
 
+RESERVED_IDS = ("speakable", "numbers_spoken", "script", "tool_speech", "goodbye")
+"""The ids of the deterministic conversation checks (grading/conversation_checks.py); spec imports nothing of grading."""
+
+
 def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefinition, instructions: str,
-                    agent_ok: bool = True) -> None:
+                    agent_ok: bool = True, suite_criteria: tuple = ()) -> None:
     scope = make_scope(sc.caller.knows, sc.backend.hidden)
 
     def resolves(value: Any, loc: tuple) -> bool:
@@ -186,6 +191,27 @@ def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefin
     cycle = _cycle({a.id: list(a.after) for a in sc.expected_actions})
     if cycle:
         report.add(label, ("expected_actions",), f"ordering constraints form a cycle: {' -> '.join(cycle)}")
+    # verdict ids are shared by actions, criteria, spoken checks, the suite's rated dimensions and the built-in
+    # conversation checks: one id, one verdict
+    seen_ids: dict[str, str] = {a.id: "expected_actions" for a in sc.expected_actions}
+    reserved = set(RESERVED_IDS) | {c.id for c in suite_criteria}
+    for field_name, items in (("expected_actions", sc.expected_actions), ("criteria", sc.criteria), ("spoken_checks", sc.spoken_checks)):
+        for i, item in enumerate(items):
+            if item.id in reserved:
+                report.add(label, (field_name, i, "id"), f"id '{item.id}' is reserved for a conversation check or rating of the suite")
+    for field_name, items in (("criteria", sc.criteria), ("spoken_checks", sc.spoken_checks)):
+        for i, item in enumerate(items):
+            if item.id in seen_ids and seen_ids[item.id] != field_name:
+                report.add(label, (field_name, i, "id"), f"id '{item.id}' is also used in {seen_ids[item.id]}")
+            seen_ids.setdefault(item.id, field_name)
+    # spoken checks
+    for i, check in enumerate(sc.spoken_checks):
+        loc = ("spoken_checks", i)
+        resolves(check.value, loc + ("value",))
+        for key in ("after", "before"):
+            ref = getattr(check, key)
+            if ref is not None and ref not in action_ids:
+                report.add(label, loc + (key,), f"action '{ref}' does not exist")
     # criteria
     rendered = normalize_space(instructions)
     crit_ids = [c.id for c in sc.criteria]

@@ -1,0 +1,45 @@
+"""`callbench calibrate RUN --judge MODEL`: calibration of the LLM graders on a stored run's traces."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from ..call import read_trace
+from .episodes import Cast
+from .rescore import read_run
+from .runner import write_json_atomic
+
+
+def calibrate(run_dir: str | Path, judge: str, *, judge_options: dict[str, Any] | None = None, repeats: int = 2,
+              limit: int | None = None, tag: str | None = None) -> tuple[Path, dict[str, Any]]:
+    return asyncio.run(_calibrate(Path(run_dir), judge, judge_options or {}, repeats, limit, tag))
+
+
+async def _calibrate(run_dir: Path, judge: str, judge_options: dict, repeats: int, limit: int | None, tag: str | None):
+    from ..grading.calibration import calibrate_traces
+    from ..suite_check import load_suite
+
+    run = read_run(run_dir)
+    suite = load_suite(run["suite"].get("source") or run["suite"]["id"])
+    traces = []
+    for path in sorted((run_dir / "traces").rglob("*.json")):
+        trace = read_trace(path)
+        if trace.outcome == "completed" and trace.scenario_id in suite.scenarios:
+            traces.append((trace, suite.scenarios[trace.scenario_id]))
+    traces = traces[:limit] if limit else traces
+    cast = Cast(judge=judge, judge_options=judge_options)
+    model, spec = cast.judge_model()
+    try:
+        result = await calibrate_traces(traces, suite.manifest, model, spec.label, repeats)
+    finally:
+        close = getattr(model, "aclose", None)
+        if close is not None:
+            await close()
+    result["judge_settings"] = spec.settings.public()
+    path = run_dir / f"calibration-{tag or dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    write_json_atomic(path, json.dumps(result, indent=1, ensure_ascii=False))
+    return path, result

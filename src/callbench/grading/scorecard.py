@@ -3,7 +3,7 @@
 A pillar is 100·Σw·r/Σw over its measured items. Items nobody could measure
 (judged criteria without a judge) enter neither sum and are counted, so a
 pillar built from part of its items says so. The overall score exists only
-when both pillars were measured; it is never guessed.
+when both pillars were measured in full; it is never guessed.
 """
 
 from __future__ import annotations
@@ -136,7 +136,10 @@ def _card(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list,
     items += not_measured(scenario, suite, {i.id for i in items})
     task = pillar(i for i in items if i.pillar == "task")
     conversation = pillar(i for i in items if i.pillar == "conversation")
-    overall = (task.score + conversation.score) / 2 if task.score is not None and conversation.score is not None else None
+    # the overall score needs both pillars whole: a pillar missing its judged items (no judge) would let
+    # well-formed silence (the noop) look half good
+    whole = task.unmeasured_items == 0 and conversation.unmeasured_items == 0
+    overall = (task.score + conversation.score) / 2 if whole and task.score is not None and conversation.score is not None else None
     deterministic = [i for i in items if i.judge is None and i.r is not None]
     outcome = "excluded" if judge_failure is not None else trace.outcome
     usage = dict(trace.usage)

@@ -26,6 +26,17 @@ def _mean(values: list[float]) -> float | None:
     return round(fmean(values), 4) if values else None
 
 
+def diagnostic_means(cards: list[Scorecard]) -> dict[str, float | None]:
+    """Each diagnostic averaged over the calls where it was measured (None where it never was)."""
+    from ..grading.diagnostics import DIAGNOSTICS
+
+    out = {}
+    for name in DIAGNOSTICS:
+        values = [c.diagnostics.get(name) for c in cards if c.diagnostics.get(name) is not None]
+        out[name] = _mean(values)
+    return out
+
+
 def usage_summary(cards: list[Scorecard], prices: dict[str, dict[str, float]] | None) -> dict[str, Any]:
     """Tokens by role over every attempt (excluded ones too: they were spent), and cost where a price is known."""
     roles: dict[str, dict[str, Any]] = {}
@@ -75,7 +86,11 @@ def candidate_summary(cards: list[Scorecard], prices: dict[str, dict[str, float]
         "measured": coverage >= COVERAGE_FLOOR,
         "task": _mean(task_means),
         "conversation": _mean([c.conversation.score for c in completed if c.conversation.score is not None]),
+        "pillars_complete": bool(completed) and all(c.task.unmeasured_items == 0 and c.conversation.unmeasured_items == 0
+                                                    for c in completed),
         "overall": _mean([c.overall for c in completed if c.overall is not None]),
+        "diagnostics": diagnostic_means(completed),
+        "judge_failures": sum(1 for c in cards if c.failure is not None and c.failure.kind == "JudgeFailure"),
         "task_points": sum(c.task.points for c in completed),
         "task_max_points": sum(c.task.max_points for c in completed),
         "unmeasured_items": sum(c.task.unmeasured_items + c.conversation.unmeasured_items for c in completed),

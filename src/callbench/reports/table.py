@@ -18,7 +18,9 @@ def summary_table(report: dict[str, Any]) -> Table:
         table.add_column(col, justify="left" if col == "candidate" else "right")
     for name, row in report["candidates"].items():
         coverage = f"{row['coverage'] * 100:.0f}%" + ("" if row["measured"] else " (unmeasured)")
-        table.add_row(name, _fmt(row["task"]), _fmt(row["conversation"]), f"{row['scenarios_passed']}/{row['scenarios']}",
+        partial = "" if row.get("pillars_complete", True) else "*"
+        table.add_row(name, _fmt(row["task"]) + partial, _fmt(row["conversation"]) + partial, f"{row['scenarios_passed']}/{row['scenarios']}",
                       f"{row['calls_passed']}/{row['attempted']}", coverage)
-    table.caption = "task/conversation: pillar scores 0-100 (n/m: not measured; no judge); ok: every deterministic check met"
+    table.caption = ("task/conversation: pillar scores 0-100; * = deterministic items only (judged items not measured: "
+                     "no --judge); ok: every deterministic check met")
     return table

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from .errors import Problem
-from .grading import ActionGrader
+from .grading.scorecard import default_graders
 from .runs.episodes import Attempt, run_attempt
 from .spec import Suite
 from .spec.yamlio import YamlDocument
@@ -42,9 +42,11 @@ async def _check_all(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
         line = doc.line_of(("reference",)) if doc else None
         trace = await run_attempt(quiet, Attempt("oracle", scenario_id, 0), 0,
                                   candidate=OracleCandidate(scenario), caller=LineCaller())
-        for verdict in ActionGrader().grade(trace, scenario):
-            if verdict.r != 1.0:
-                problems.append(Problem(label, "reference", f"the reference solution fails expected action '{verdict.id}': {verdict.detail}", line))
+        for grader in default_graders():  # every deterministic check: actions, spoken values, conversation checks
+            for verdict in grader.grade(trace, scenario, suite.manifest):
+                if verdict.r is not None and verdict.r != 1.0:
+                    what = {"action": "expected action", "spoken": "spoken check", "check": "conversation check"}.get(verdict.kind, verdict.kind)
+                    problems.append(Problem(label, "reference", f"the reference solution fails {what} '{verdict.id}': {verdict.detail}", line))
         problems += await _alignment(suite, scenario_id, label, line)
         has_end_tool = bool(suite.agent_for(scenario).definition.end_tools)
         if has_end_tool and (trace.end is None or trace.end.reason != "end_tool"):

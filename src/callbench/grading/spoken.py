@@ -1,0 +1,571 @@
+"""Spoken values: amounts, counts, dates and identifiers as agents and callers actually say them.
+
+A check such as "the agent stated the arrears within 1 cent before the payment
+was made" must be decided by code, not by a judge reading "sixty-five fifty-two"
+charitably. So the parser reads every form a voice transcript produces (symbols,
+grouped digits, number words in English, Hindi and Gujarati, native-script
+digits, digits said one by one) and, just as important, refuses the readings
+that made other verifiers pass wrong calls: a postal code or a phone number is
+an identifier and never an amount, "three payments" is not "three months", a
+time is not an amount, a year inside a date is not a separate number.
+
+Two readings depend on context, decided here once:
+- "sixty-five fifty-two" (two spoken numbers of which the second has two digits)
+  is 65.52 in a money context (a currency word or symbol in the message, or
+  `money=True`, which `stated(kind="amount")` sets) and the number 6552
+  otherwise, as in years ("nineteen ninety") and flight or room numbers.
+- in a money context a number with no unit is an amount (currency None); with a
+  unit ("3 payments") it stays a number.
+
+Known blind spots, kept rather than guessed around: "pound" is always money, a
+Hindi "दो" may be the verb "give", ordinals outside dates ("the 5th") are not
+read, and slash dates are read day first unless only month first is possible.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import date, time
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from ..call.trace import Trace
+from ..text import find_cue
+from .spoken_words import (ADJ, AND, EN_ORDINALS, ID_CUES, ID_FILLERS, IS, MAJOR, MINOR, MONTHS, NUMBER_WORDS, PREFIX,
+                           PM_CUES, STOP, STRONG_CUES, SYMBOLS, TIME_WORDS, UNIT_WORDS, YEAR_CUES, key,
+                           number_words, unit_class)
+
+__all__ = ["Finding", "SpokenValue", "Window", "find_values", "number_words", "stated"]
+
+
+@dataclass(frozen=True)
+class SpokenValue:
+    kind: str  # "amount" | "number" | "date" | "time" | "identifier"
+    value: Any
+    text: str
+    start: int
+    end: int
+    unit: str | None = None
+    currency: str | None = None
+
+
+@dataclass(frozen=True)
+class Window:
+    """Where a statement counts: who said it, between which message indices, and near which topic.
+
+    `topic` cues are alternatives: one of them must start a word in the same message."""
+
+    speaker: str = "candidate"
+    from_index: int | None = None
+    to_index: int | None = None
+    topic: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    found: bool
+    message_index: int | None
+    value: SpokenValue | None
+    detail: str
+
+
+_NUM = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?")
+_ORD = re.compile(r"(?:st|nd|rd|th)(?![^\W\d_])", re.I)
+_PRE = (
+    ("iso", re.compile(r"(?<![\d.])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")),
+    ("dmy", re.compile(r"(?<![\d/.,-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/-]|\.\d)")),
+    ("phone", re.compile(r"\+\d{1,3}[\s-]?\(?\d{1,5}\)?(?:[\s-]?\d{2,5}){1,4}(?!\d)"
+                         r"|(?<!\d)\(\d{2,5}\)\s?\d{3,4}[\s-]?\d{3,4}(?!\d)"
+                         r"|(?<![\d,.])\d{3}-\d{3}-\d{4}(?!\d)|(?<![\d,.])0\d{2,4}-\d{6,8}(?!\d)")),
+    ("time", re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?:\s?([ap])\.?\s?m\b\.?)?(?![\d:])"
+                        r"|(?<![\d.,])(\d{1,2})\s?([ap])\.?m\b\.?", re.I)),
+    ("postcode", re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{1,2}\d[A-Za-z\d]?) ?(\d[A-Za-z]{2})(?![A-Za-z0-9])")),
+    ("alnum", re.compile(r"(?<![A-Za-z0-9-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![A-Za-z0-9-])")),
+)
+_NOT_ID = re.compile(r"^\d+(?:st|nd|rd|th|am|pm|s|k|x|kg|g|km|m|ml|l|hrs?|h|mins?|yrs?|mo|mb|gb|p)$"
+                     r"|^(?:rs|inr|usd|gbp|eur)\d", re.I)
+
+
+def _shadow(text: str) -> str:
+    """The text with every native-script digit (१, ૧, ...) replaced by its ASCII digit, offsets unchanged."""
+    return "".join(str(unicodedata.digit(c)) if not c.isascii() and unicodedata.category(c) == "Nd" else c
+                   for c in text)
+
+
+def _tidy(v: Decimal) -> Decimal:
+    """Whole results of word arithmetic (ढाई सौ = 2.5 x 100) without the stray ".0" of the fraction."""
+    return Decimal(int(v)) if v == v.to_integral_value() else v
+
+
+def _norm_id(s: str) -> str:
+    return re.sub(r"[^0-9A-Z]", "", _shadow(str(s)).upper())
+
+
+@dataclass
+class _Tok:
+    start: int
+    end: int
+    kind: str  # num | word | punct | sym | block | end
+    k: str  # lookup key for words, digits for numerals, the character for punct and symbols
+    gap: str  # the original text between the previous token and this one
+    ordinal: bool = False
+    plain: bool = True  # a numeral without grouping commas or a decimal point
+    value: SpokenValue | None = None
+
+
+def find_values(text: str, language: str = "en", *, today: date | None = None,
+                money: bool | None = None) -> list[SpokenValue]:
+    """Every value in one utterance, left to right. `today` supplies the year of dates said without one
+    (pass the call's date for reproducible grading); `money` forces (True) or forbids (False) the money
+    reading, which by default follows the presence of a currency word or symbol."""
+    return _Parser(text, language, today or date.today(), money).run()
+
+
+class _Parser:
+    def __init__(self, text: str, language: str, today: date, money: bool | None):
+        self.text, self.shadow, self.today = text, _shadow(text), today
+        self.words = NUMBER_WORDS.get(language.replace("_", "-").split("-")[0].lower(), {})
+        self.out: list[SpokenValue] = []
+        self.toks = self._tokenise(self._prepass())
+        self.money = money if money is not None else any(
+            t.kind == "sym" or (t.k in PREFIX or t.k in MAJOR or t.k in MINOR) and t.kind == "word"
+            and not (t.k == "cent" and self.toks[i - 1].k == "per") for i, t in enumerate(self.toks))
+
+    def run(self) -> list[SpokenValue]:
+        i = 0
+        while self.toks[i].kind != "end":
+            if self.toks[i].kind == "block":
+                self.out.append(self.toks[i].value)
+                i += 1
+            else:
+                i = self._date(i) or self._cued(i) or self._quantity(i) or i + 1
+        return sorted(self.out, key=lambda v: v.start)
+
+    def _value(self, kind: str, value: Any, a: int, b: int, unit: str | None = None,
+               currency: str | None = None) -> SpokenValue:
+        return SpokenValue(kind, value, self.text[a:b], a, b, unit, currency)
+
+    # -- structured forms first: they own their digits, so nothing re-reads them as amounts
+    def _prepass(self) -> list[SpokenValue]:
+        found: list[SpokenValue] = []
+        for name, rx in _PRE:
+            for m in rx.finditer(self.shadow):
+                if not any(m.start() < v.end and v.start < m.end() for v in found) and \
+                        (v := self._structured(name, m)) is not None:
+                    found.append(v)
+        return found
+
+    def _structured(self, name: str, m: re.Match) -> SpokenValue | None:
+        a, b, g, s = m.start(), m.end(), m.groups(), m.group()
+        try:
+            if name == "iso":
+                return self._value("date", date(int(g[0]), int(g[1]), int(g[2])), a, b)
+            if name == "dmy":
+                d, mo, y = int(g[0]), int(g[2]), int(g[3])
+                y += 0 if len(g[3]) == 4 else 2000 if 2000 + y <= self.today.year + 10 else 1900  # "12/05/88"
+                d, mo = (mo, d) if mo > 12 >= d else (d, mo)  # day first unless only month first can be
+                return self._value("date", date(y, mo, d), a, b)
+        except ValueError:
+            return None
+        if name == "time":
+            h, mi, ap = (int(g[0]), int(g[1]), g[2]) if g[0] else (int(g[3]), 0, g[4])
+            return self._time(h, Decimal(mi) / 60, ap, a, b)
+        if name == "postcode" and re.fullmatch(r"\d(?:st|nd|rd|th|am|pm)", g[1], re.I):
+            return None
+        if name == "alnum":
+            mixed = [bool(re.search(r"\d", p) and re.search(r"[A-Za-z]", p)) for p in s.split("-")]
+            if _NOT_ID.match(s) or not re.search(r"\d", s) or not re.search(r"[A-Za-z]", s) or not any(mixed) \
+                    and not any(p.isalpha() and p.isupper() and len(p) <= 4 for p in s.split("-")):
+                return None  # "3-month" is a number and a unit, "TX-4471" an identifier
+        return self._value("identifier", _norm_id(s), a, b)
+
+    def _time(self, hour: int | Decimal, frac: Decimal, ampm: str | None, a: int, b: int) -> SpokenValue | None:
+        h = int(hour)
+        minutes = int((Decimal(hour) - h + frac) * 60)
+        if ampm and 1 <= h <= 12:
+            h = h % 12 + (12 if ampm.lower().startswith("p") else 0)
+        elif ampm:
+            return None
+        return self._value("time", time(h, minutes), a, b) if 0 <= h <= 23 and 0 <= minutes <= 59 else None
+
+    def _tokenise(self, blocks: list[SpokenValue]) -> list[_Tok]:
+        s, out, i, prev = self.shadow, [], 0, 0
+        blocks = sorted(blocks, key=lambda v: v.start)
+        is_word = lambda c: unicodedata.category(c)[0] in "LM" or c in "\u200c\u200d"  # noqa: E731
+        while i < len(s):
+            limit = blocks[0].start if blocks else len(s)
+            c = s[i]
+            if i == limit:
+                v = blocks.pop(0)
+                tok = _Tok(v.start, v.end, "block", "", self.text[prev:i], value=v)
+            elif c.isspace():
+                i += 1
+                continue
+            elif "0" <= c <= "9":
+                m = _NUM.match(s, i, limit)
+                tok = _Tok(i, m.end(), "num", m.group().replace(",", ""), self.text[prev:i],
+                           plain=not re.search(r"[.,]", m.group()))
+                if tok.plain and (o := _ORD.match(s, m.end(), limit)):
+                    tok.end, tok.ordinal = o.end(), True
+            elif is_word(c):
+                j = i
+                while j < limit and is_word(s[j]):
+                    j += 1
+                tok = _Tok(i, j, "word", key(self.text[i:j]), self.text[prev:i])
+            else:
+                tok = _Tok(i, i + 1, "sym" if c in SYMBOLS else "punct", c, self.text[prev:i])
+            out.append(tok)
+            i = prev = tok.end
+        return out + [_Tok(len(s), len(s), "end", "", " ")]
+
+    # -- token helpers; past the end there is always the "end" token
+    def _tok(self, i: int) -> _Tok:
+        return self.toks[min(i, len(self.toks) - 1)]
+
+    def _role(self, i: int) -> tuple[str | None, Decimal | None]:
+        t = self._tok(i)
+        return self.words.get(t.k, (None, None)) if t.kind == "word" else (None, None)
+
+    def _word(self, i: int, keys) -> bool:
+        return self._tok(i).kind in ("word", "sym") and self._tok(i).k in keys
+
+    def _start(self, offset: int) -> int:
+        return next(i for i, t in enumerate(self.toks) if t.start >= offset)
+
+    def _spaced(self, i: int) -> bool:
+        return bool(self._tok(i).gap) and self._tok(i).gap.isspace()
+
+    # -- dates said with a month name
+    def _date(self, i: int) -> int | None:
+        j = i + 1 if self._word(i, {"the"}) else i
+        if (day := self._day(j)) is not None:
+            k = day[1] + (1 if self._word(day[1], {"of"}) else 0)
+            if (mon := self._month(k)) is not None:
+                return self._emit_date(j, day[0], *mon)
+        if (mon := self._month(i)) is not None:
+            k = mon[1] + (1 if self._word(mon[1], {"the"}) else 0)
+            if (day := self._day(k)) is not None:
+                return self._emit_date(i, day[0], mon[0], day[1])
+        return None
+
+    def _emit_date(self, first: int, d: int, m: int, k: int) -> int | None:
+        year, k = self._year(k)
+        try:
+            value = date(year or self.today.year, m, d)
+        except ValueError:
+            return None
+        self.out.append(self._value("date", value, self.toks[first].start, self.toks[k - 1].end))
+        return k
+
+    def _month(self, i: int) -> tuple[int, int] | None:
+        if self._tok(i).kind != "word" or self._tok(i).k not in MONTHS:
+            return None
+        abbreviated = len(self._tok(i).k) <= 4 and self._tok(i + 1).k == "." and not self._tok(i + 1).gap
+        return MONTHS[self._tok(i).k], i + (2 if abbreviated else 1)  # "Nov." but not the full stop of "June."
+
+    def _day(self, i: int) -> tuple[int, int] | None:
+        t = self._tok(i)
+        if t.kind == "num":
+            return (int(t.k), i + 1) if t.plain and 1 <= int(t.k) <= 31 else None
+        if t.k in EN_ORDINALS:
+            return EN_ORDINALS[t.k], i + 1
+        role, v = self._role(i)
+        if role == "t" and v in (20, 30):  # "twenty-first"
+            j = i + (2 if self._tok(i + 1).k == "-" else 1)
+            if EN_ORDINALS.get(self._tok(j).k, 99) < 10:
+                return int(v) + EN_ORDINALS[self._tok(j).k], j + 1
+        p = self._phrase(i)
+        return (int(p[0]), p[1]) if p and p[2] and 1 <= p[0] <= 31 else None
+
+    def _year(self, k: int) -> tuple[int | None, int]:
+        j = k + (1 if self._tok(k).k == "," else 0)
+        t = self._tok(j)
+        if t.kind == "num" and t.plain and len(t.k) == 4 and 1900 <= int(t.k) < 2200:
+            return int(t.k), j + 1
+        p = self._phrase(j)
+        if p and p[2] and (q := self._phrase(p[1])) and q[2] and q[0] >= 10 and self._spaced(p[1]):
+            p = (p[0] * 100 + q[0], q[1], True)  # "twenty twenty-six"
+        return (int(p[0]), p[1]) if p and p[0] == int(p[0]) and 1900 <= p[0] < 2200 else (None, k)
+
+    # -- identifiers announced by a cue: "pincode 560034", "PIN is four four one seven"
+    def _cued(self, i: int) -> int | None:
+        if not self._word(i, ID_CUES):
+            return None
+        strong, j = self.toks[i].k in STRONG_CUES, i + 1
+        while j - i < 5 and ((k := self._tok(j).k) in ID_FILLERS or (k == "in" and self._tok(j - 1).k == "ending")
+                             or (k in IS and strong)):
+            strong, j = strong or k in ID_FILLERS, j + 1
+        digits, k = self._numeral_run(j, 1)
+        if not digits and (seq := self._digits(j, 1)):
+            digits, k = seq
+        if not digits and (p := self._phrase(j)) and p[0] == int(p[0]):
+            digits, k = str(int(p[0])), p[1]
+        if not digits:
+            return None
+        self.out.append(self._value("identifier", digits, self.toks[j].start, self.toks[k - 1].end))
+        return k
+
+    def _numeral_run(self, i: int, min_groups: int) -> tuple[str, int]:
+        """Plain numerals separated only by spaces, the way a phone or account number is read in breaths."""
+        j = i
+        while (t := self._tok(j)).kind == "num" and t.plain and not t.ordinal and (j == i or self._spaced(j)):
+            j += 1
+        return ("".join(t.k for t in self.toks[i:j]), j) if j - i >= min_groups else ("", i)
+
+    def _digits(self, i: int, min_len: int = 3) -> tuple[str, int] | None:
+        """Digit words said one by one ("four four one seven", "four oh two", "double five")."""
+        out, special, j = "", False, i
+        while (t := self._tok(j)).kind != "end":
+            role, v = self._role(j)
+            if t.kind == "punct" and t.k in ",-" and len(out) > 1 and self._role(j + 1)[0] in ("d", "rep"):
+                j += 1
+                continue
+            if t.kind != "word" or (j > i and t.gap and not t.gap.isspace()):
+                break
+            if role == "d":
+                out += str(int(v))
+            elif role == "oh" and out and "d" in (self._role(j + 1)[0], self._role(j + 2)[0]):
+                out, special = out + "0", True
+            elif role == "rep" and self._role(j + 1)[0] == "d":
+                out, special, j = out + str(int(self._role(j + 1)[1])) * int(v), True, j + 1
+            else:
+                break
+            j += 1
+        return (out, j) if len(out) >= min_len or (special and len(out) >= 2) else None
+
+    def _phrase(self, i: int) -> tuple[Decimal, int, bool] | None:
+        """A number said in words: (value, next token, plain) where plain means one chunk below 100."""
+        total, cur, last, big, adj, roles, j = Decimal(0), None, None, None, Decimal(0), [], i
+        while (t := self._tok(j)).kind != "end":
+            role, v = self._role(j)
+            if t.k == "-" and not t.gap and last == "t" and self._role(j + 1)[0] == "d" and not self._tok(j + 1).gap:
+                cur, last, j = cur + self._role(j + 1)[1], "d", j + 2  # "sixty-five"
+                roles.append("d")
+                continue
+            if t.kind != "word" or (j > i and not self._spaced(j)):
+                break
+            nxt = self._role(j + 1)[0]
+            if t.k in AND and last in ("s", "S", "h") and nxt in ("d", "n", "t"):
+                last, j = "and", j + 1
+                continue
+            if role in ("d", "n", "t") and (cur is None or last in ("s", "h", "and") and cur % 100 == 0):
+                cur, adj = (cur or 0) + v + adj, Decimal(0)
+            elif role == "d" and last == "t" and 0 < v < 10:
+                cur += v
+            elif role in ("f", "h") and cur is None or role == "a" and cur is None and nxt in ("s", "S"):
+                cur = v
+            elif role == "p" and cur is None and not adj and nxt in ("d", "n", "s", "S"):
+                adj = v
+            elif role == "s" and (cur is not None and 0 < cur < 100 or cur is None and (adj or j == i)):
+                cur, adj = (cur if cur is not None else 1 + adj) * 100, Decimal(0)
+            elif role == "S" and (cur is not None or adj or j == i or big is not None and v > big) and v != big:
+                c = cur if cur is not None else (1 + adj if adj or j == i else Decimal(0))
+                total = (total + c) * v if big is not None and v > big else total + c * v  # "एक हज़ार करोड़"
+                cur, adj, big = None, Decimal(0), v
+            elif role == "point" and self._role(j + 1)[0] in ("d", "oh"):
+                frac, j = "", j + 1
+                while self._role(j)[0] in ("d", "oh") and self._spaced(j):
+                    frac, j = frac + str(int(self._role(j)[1])), j + 1
+                return total + (cur or 0) + Decimal("0." + frac), j, False
+            else:
+                break
+            roles.append(role)
+            last, j = role, j + 1
+        if not roles or (cur is None and not total):
+            return None
+        value = _tidy(total + (cur or 0))
+        return value, j, set(roles) <= {"d", "n", "t"} and value == int(value) and 0 < value < 100
+
+    # -- amounts and counts
+    def _number(self, i: int, allow_id: bool) -> tuple[str, Any, int] | None:
+        t = self._tok(i)
+        if t.kind == "num" and not t.ordinal:
+            run, k = self._numeral_run(i, 2)
+            groups = [g.k for g in self.toks[i:k]]
+            if allow_id and len(run) >= 6 and (all(len(g) >= 3 for g in groups) or
+                                               len(groups) >= 3 and all(len(g) >= 2 for g in groups)):
+                return "id", run, k
+            if allow_id and t.plain and (len(t.k) >= 7 or len(t.k) >= 2 and t.k[0] == "0") and \
+                    not self._word(i + 1, MAJOR):
+                return "id", t.k, i + 1
+            value, k = Decimal(t.k), i + 1
+            if (r := self._role(k))[0] in ("s", "S") and self._spaced(k):
+                value, k, big = _tidy(value * r[1]), k + 1, r[1]
+                while (n := self._tok(k)).kind == "num" and n.plain and self._spaced(k) and self._spaced(k + 1) \
+                        and (r := self._role(k + 1))[0] in ("s", "S") and r[1] < big:
+                    value, k, big = value + _tidy(Decimal(n.k) * r[1]), k + 2, r[1]  # "1 lakh 25 thousand"
+            if self._word(k, {"k"}) and not self._tok(k).gap:
+                value, k = value * 1000, k + 1
+            return "value", value, k
+        if t.kind == "num":
+            return None
+        if allow_id and (seq := self._digits(i)):
+            return "id", seq[0], seq[1]
+        if (p := self._phrase(i)) is None:
+            return None
+        if p[2] and t.k.isascii() and self._spaced(p[1]):  # Hindi "दस पंद्रह दिन" is a range, not 1015
+            if (q := self._phrase(p[1])) and q[2] and q[0] >= 10:
+                return "pair", (p[0], q[0]), q[1]
+            if self._role(p[1])[0] == "oh" and self._role(p[1] + 1)[0] == "d" and self._spaced(p[1] + 1):
+                return "pair", (p[0], self._role(p[1] + 1)[1]), p[1] + 2
+        return "value", p[0], p[1]
+
+    def _quantity(self, i: int) -> int | None:
+        t, currency, j = self.toks[i], None, i
+        if t.kind == "sym" or t.kind == "word" and t.k in PREFIX:
+            currency, j = SYMBOLS.get(t.k) or PREFIX[t.k], i + (2 if self._tok(i + 1).k == "." else 1)
+        if (num := self._number(j, allow_id=currency is None)) is None:
+            return None
+        (what, value, k), first = num, self.toks[i].start
+        if what == "id":
+            self.out.append(self._value("identifier", value, first, self.toks[k - 1].end))
+            return k
+        if what == "pair":
+            a, b = value
+            if (end := self._time_after(k, a, Decimal(b) / 60, first)) is not None:
+                return end
+            money = bool(currency) or self.money or self._word(k, MAJOR)
+            value = a + Decimal(b) / 100 if money else a * 100 + b
+        elif currency is None and (end := self._time_after(k, value, Decimal(0), first)) is not None:
+            return end
+        if self._word(k, MAJOR) or self._tok(k).kind == "sym" and self._tok(k + 1).kind != "num":
+            currency, k = currency or MAJOR.get(self.toks[k].k) or SYMBOLS[self.toks[k].k], k + 1
+            c = k + (1 if self._word(k, AND) or self._tok(k).k == "," else 0)
+            minor = self._number(c, allow_id=False)
+            if minor and minor[0] == "value" and minor[1] == int(minor[1]) and 0 <= minor[1] < 100:
+                after = minor[2]
+                if self._word(after, MINOR):  # "sixty-five dollars and fifty-two cents"
+                    value, k = value + minor[1] / 100, after + 1
+                elif not self._word(after, MAJOR) and self._role(after)[0] is None and \
+                        self._unit(after, minor[1])[0] is None:  # "sixty-five dollars fifty-two"
+                    value, k = value + minor[1] / 100, after
+        elif self._word(k, MINOR):
+            value, currency, k = value / 100, currency or MINOR[self.toks[k].k], k + 1
+        unit, k = self._unit(k, value) if currency is None else (None, k)
+        year_like = t.kind == "num" and t.plain and len(t.k) == 4 and 1900 <= int(t.k) < 2100 and \
+            self._tok(i - 1).k in YEAR_CUES and i > 0  # "in 2026 you paid $500": 2026 is no amount
+        kind = "amount" if currency or self.money and unit is None and not year_like else "number"
+        self.out.append(self._value(kind, value, first, self.toks[k - 1].end,
+                                    "currency" if currency else unit, currency))
+        return k
+
+    def _time_after(self, k: int, hour: Decimal, frac: Decimal, first: int) -> int | None:
+        t, end, ampm = self._tok(k), None, None
+        if not self._spaced(k):
+            return None
+        if t.k in TIME_WORDS:  # "शाम पाँच बजे" is five in the evening
+            pm = any(self._word(self._start(first) - back, PM_CUES) for back in (1, 2))
+            ampm, end = t.k if t.k in ("am", "pm") else ("pm" if pm else None), k + 1
+        elif t.k in ("a", "p") and self._tok(k + 1).k == "." and self._word(k + 2, {"m"}):  # "a.m."
+            ampm, end = t.k, k + (4 if self._tok(k + 3).k == "." and not self._tok(k + 3).gap else 3)
+        elif t.k == "o" and self._tok(k + 1).k in ("'", "’") and self._word(k + 2, {"clock"}):
+            end = k + 3
+        v = self._time(hour, frac, ampm, first, self.toks[end - 1].end) if end else None
+        if v is not None:
+            self.out.append(v)
+        return end if v is not None else None
+
+    def _unit(self, k: int, value: Decimal) -> tuple[str | None, int]:
+        t, start = self._tok(k), k
+        if t.k == "%" and (not t.gap or t.gap.isspace()):
+            return "percent", k + 1
+        if t.k == "per" and self._word(k + 1, {"cent"}):
+            return "percent", k + 2
+        if t.k == "-" and not t.gap and not self._tok(k + 1).gap:
+            k += 1  # "3-month"
+        elif not self._spaced(k):
+            return None, start
+        while self._word(k, ADJ) and self._spaced(k + 1) and k - start < 2:
+            k += 1
+        t = self._tok(k)
+        if t.kind != "word" or len(t.k) < 2 or any(t.k in s for s in (STOP, self.words, MONTHS, MAJOR, MINOR,
+                                                                       TIME_WORDS)):
+            return None, start
+        stems = [w for w in UNIT_WORDS if t.k.startswith(w) and (w == t.k or not t.k.isascii())]
+        if stems:
+            name = UNIT_WORDS[max(stems, key=len)]
+            return (name if value == 1 or name == "percent" else name + "s"), k + 1
+        return unicodedata.normalize("NFC", self.text[t.start:t.end]).casefold(), k + 1
+
+
+# -- checking a trace
+
+def _expected(expected: Any, kind: str) -> Any:
+    if kind in ("amount", "number"):
+        try:
+            return Decimal(str(expected))
+        except InvalidOperation:
+            raise ValueError(f"expected {kind} {expected!r} is not a number") from None
+    if kind == "identifier":
+        return _norm_id(expected)
+    if kind == "date":
+        return expected if isinstance(expected, date) else date.fromisoformat(str(expected))
+    if kind == "time":
+        return expected if isinstance(expected, time) else time.fromisoformat(str(expected))
+    raise ValueError(f"unknown kind {kind!r} (amount, number, date, time, identifier)")
+
+
+def _judge(v: SpokenValue, want: Any, kind: str, tol: Decimal, unit: str | None,
+           currency: str | None) -> tuple[bool, str]:
+    """Whether `v` states the wanted value; otherwise why not, when the reason is worth reporting."""
+    name = {"amount": "an amount", "number": "a number", "identifier": "an identifier"}
+    if kind in ("amount", "number"):
+        if v.kind == "identifier" and want == int(want) and v.value == str(int(want)):
+            return False, f"is an identifier, not {name[kind]}"
+        if v.kind not in ("amount", "number"):
+            return False, ""
+        off = abs(v.value - want)
+        if v.kind != kind:
+            return False, f"is {name[v.kind]}, not {name[kind]}" if off <= tol else ""
+        if off > tol:
+            return False, f"{v.value} is {off} away (tolerance {tol})"
+        if unit and unit != "currency" and (v.unit is None or unit_class(v.unit) != unit_class(unit)):
+            return False, f"has unit {v.unit!r}, not {unit!r}" if v.unit else f"has no unit, {unit!r} wanted"
+        if currency and v.currency and v.currency != currency:
+            return False, f"is in {v.currency}, not {currency}"
+        return True, ""
+    if kind == "identifier":  # a bare whole number said aloud is the same digits; an amount never is
+        digits = v.kind == "number" and v.unit is None and v.value == int(v.value) and not re.search(r"[.,]", v.text)
+        return (v.kind == "identifier" and v.value == want) or (digits and str(int(v.value)) == want), ""
+    if v.kind != kind:
+        return False, ""
+    if kind == "date":
+        off = abs((v.value - want).days)
+        return (True, "") if off <= tol else (False, f"is {off} day(s) away")
+    return (True, "") if v.value == want else (False, f"is {v.value}, not {want}")
+
+
+def stated(trace: Trace, expected: Any, kind: str, *, tolerance: float = 0.0, unit: str | None = None,
+           window: Window = Window(), language: str = "en", today: date | None = None,
+           currency: str | None = None) -> Finding:
+    """The first message in the window that states `expected`, with the near misses explained when none does.
+
+    Amounts are parsed with the money reading on, so "sixty-five fifty-two" counts for 65.52; a unit,
+    when given, must be said ("three payments" never satisfies a check for 3 months)."""
+    if window.speaker not in ("candidate", "caller", "any"):
+        raise ValueError(f"window.speaker must be candidate, caller or any, not {window.speaker!r}")
+    want, tol = _expected(expected, kind), Decimal(str(tolerance))
+    who = "anyone" if window.speaker == "any" else f"the {window.speaker}"
+    span = f"messages {'start' if window.from_index is None else window.from_index}-" \
+           f"{'end' if window.to_index is None else window.to_index}"
+    looked = f"{kind} {want}" + (f" ±{tol}" if tol else "") + (f" ({unit})" if unit else "") + \
+        f" said by {who} in {span}" + (f" about {'/'.join(window.topic)}" if window.topic else "")
+    notes: list[str] = []
+    for m in trace.messages:
+        if not m.text or m.role == "tool" or window.speaker not in ("any", m.role):
+            continue
+        inside = (window.from_index is None or m.index >= window.from_index) and \
+            (window.to_index is None or m.index <= window.to_index)
+        on_topic = not window.topic or any(find_cue(c, m.text) for c in window.topic)
+        for v in find_values(m.text, language, today=today, money=True if kind == "amount" else None):
+            ok, why = _judge(v, want, kind, tol, unit, currency)
+            if ok and inside and on_topic:
+                return Finding(True, m.index, v, f"{looked}: {v.text!r} at message {m.index}")
+            if ok:
+                why = f"is outside {span}" if not inside else "is not in a message about the topic"
+            if why:
+                notes.append(f"{v.text!r} at message {m.index} {why}")
+    more = f"; {len(notes) - 6} more" if len(notes) > 6 else ""
+    return Finding(False, None, None, f"{looked}: not found" + ("; " + "; ".join(notes[:6]) + more if notes else ""))

@@ -171,6 +171,70 @@ def calibrate(
 
 
 @app.command()
+def report(
+    run_dir: Path = typer.Argument(..., help="a run folder"),
+    html: Optional[Path] = typer.Option(None, "--html", help="also write a self-contained HTML report with a trace viewer"),
+) -> None:
+    """Rebuild report.json from the run's stored scorecards (and optionally the HTML report)."""
+    from rich.console import Console
+
+    from .errors import CallbenchError
+    from .reports.rebuild import rebuild_report
+    from .reports.table import summary_table
+
+    try:
+        path, built = rebuild_report(run_dir)
+    except CallbenchError as exc:
+        _fail(str(exc))
+    Console().print(summary_table(built))
+    typer.echo(f"report: {path}")
+    if html is not None:
+        from .reports.html import render_html
+
+        typer.echo(f"html: {render_html(run_dir, html, built)}")
+
+
+@app.command()
+def leaderboard(
+    paths: list[Path] = typer.Argument(..., help="run folders, report files, or folders of them"),
+    out: Path = typer.Option(..., "--out", help="folder for leaderboard.csv, leaderboard.md and leaderboard.json"),
+    force: bool = typer.Option(False, "--force", help="rank reports with different suites, callers or judges anyway (marked)"),
+) -> None:
+    """A ranked table from report files alone, offline and reproducible; refuses to mix unlike runs."""
+    from .errors import CallbenchError
+    from .reports.leaderboard import build_leaderboard
+
+    try:
+        board = build_leaderboard(paths, out, force=force)
+    except CallbenchError as exc:
+        _fail(str(exc))
+    typer.echo((out / "leaderboard.md").read_text(encoding="utf-8"))
+    if board["mixed"]:
+        typer.echo("warning: mixed comparison: " + "; ".join(board["mixed"]), err=True)
+
+
+@app.command()
+def compare(
+    first: str = typer.Argument(..., help="a run folder, or a report file (path or path::candidate)"),
+    second: str = typer.Argument(..., help="candidate A (with a run) or the second report"),
+    third: Optional[str] = typer.Argument(None, help="candidate B (with a run)"),
+) -> None:
+    """Paired comparison of two candidates on the scenarios both completed: mean difference, interval, wins/losses/ties."""
+    from .errors import CallbenchError
+    from .reports.compare import compare as paired
+
+    try:
+        r = paired(first, second, third)
+    except CallbenchError as exc:
+        _fail(str(exc))
+    if r["mean_diff"] is None:
+        typer.echo(f"{r['a']} vs {r['b']}: no scenario completed by both")
+        return
+    typer.echo(f"{r['a']} − {r['b']}: {r['mean_diff']:+.2f} points [{r['low']:+.2f}, {r['high']:+.2f}] over {r['n']} shared scenarios; "
+               f"wins {r['wins']}, losses {r['losses']}, ties {r['ties']}")
+
+
+@app.command()
 def show(trace: Path = typer.Argument(..., help="a trace file written by `callbench run`")) -> None:
     """Print one call as a transcript, with tool calls and channel damage marked."""
     from rich.console import Console

@@ -56,6 +56,10 @@ class Scorecard(BaseModel):
     reruns: int = 0
     usage: dict[str, RoleUsage] = Field(default_factory=dict, description="tokens by role (operational, not graded)")
     models: dict[str, str] = Field(default_factory=dict, description="who played each role (candidate, caller)")
+    candidate_latency_s: list[float] = Field(default_factory=list, description="seconds per candidate response (operational)")
+    tool_calls: int = 0
+    caller_satisfied: bool = Field(default=False, description="the caller ended the call itself after expressing its whole plan")
+    completed_call: bool = Field(default=False, description="all deterministic items met, whatever the outcome (to count excluded passes)")
 
 
 def criterion_diagnostic(criterion) -> str:
@@ -160,4 +164,12 @@ def _card(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list,
                      diagnostics=diagnostic_scores(items),
                      deterministic_passed=outcome == "completed" and all(i.r == 1.0 for i in deterministic),
                      graders=[g.name for g in graders], failure=judge_failure or trace.failure, reruns=len(trace.reruns),
-                     usage=usage, models=models)
+                     usage=usage, models=models, candidate_latency_s=[round(x, 6) for x in trace.timings.candidate_seconds],
+                     tool_calls=len(trace.tool_events), caller_satisfied=_caller_satisfied(trace, scenario),
+                     completed_call=bool(deterministic) and all(i.r == 1.0 for i in deterministic))
+
+
+def _caller_satisfied(trace: Trace, scenario: Scenario) -> bool:
+    """The closest our callers come to saying 'my goal was met': they hung up themselves, plan complete."""
+    expressed = {s for t in trace.caller_turns for s in t.expressed_steps}
+    return bool(trace.end and trace.end.reason == "caller") and all(s.id in expressed for s in scenario.caller.plan)

@@ -79,7 +79,8 @@ async def rescore_async(run_dir: Path, *, judge: str | None = None, judge_option
             await close()
     old = json.loads((run_dir / "report.json").read_text(encoding="utf-8")) if (run_dir / "report.json").exists() else {}
     report = build_report(suite, config, cards, run_dir, caller=old.get("caller"), judge=cast.judge_info(),
-                          candidate_models=old.get("candidate_models"), scorecards=folder, rescored_from="report.json")
+                          candidate_models=old.get("candidate_models"), scorecards=folder, rescored_from="report.json",
+                          run_id=run.get("run_id"))
     report_path = run_dir / f"report-{tag}.json"
     write_json_atomic(report_path, json.dumps(report, indent=1, ensure_ascii=False))
     return RescoreResult(report_path=report_path, report=report, scorecards=cards)

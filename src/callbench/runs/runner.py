@@ -56,6 +56,15 @@ class RunResult:
     scorecards: list[Scorecard] = field(default_factory=list)
 
 
+def run_id(suite: Suite, config: RunConfig) -> str:
+    """Derived from what determines the run (suite hash and configuration), not from time or place, so the
+    statistics seeded by it are the same for the same run wherever and whenever it is rebuilt."""
+    import hashlib
+
+    key = json.dumps({"suite": suite.sha256, **config.as_dict()}, sort_keys=True)
+    return f"{suite.id}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
 def make_cast(config: RunConfig) -> Cast:
     """Resolve every candidate and the caller before anything runs, so a bad name or a missing key fails fast."""
     cast = Cast(caller=config.caller, candidate_options=dict(config.candidate_options), caller_options=dict(config.caller_options),
@@ -113,9 +122,11 @@ async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
     cast = make_cast(config)
     attempts = plan(suite, config, cast)
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out_dir / "run.json", json.dumps({"suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256,
+    write_json_atomic(out_dir / "run.json", json.dumps({"run_id": run_id(suite, config),
+                                                       "suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256,
                                                                  "source": str(suite.root)},
-                                                       "config": config.as_dict(), "code_version": __version__}, indent=1))
+                                                       "config": config.as_dict(), "prices": config.prices,
+                                                       "code_version": __version__}, indent=1))
     graders = cast.graders()
     gate = asyncio.Semaphore(max(1, config.concurrency))
     cards: dict[Attempt, Scorecard] = {}
@@ -139,7 +150,7 @@ async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
                 await close()
     ordered = [cards[a] for a in attempts]
     report = build_report(suite, config, ordered, out_dir, caller=cast.caller_info(), judge=cast.judge_info(),
-                          candidate_models={n: e.model for n, e in cast.entries.items() if e.model})
+                          candidate_models={n: e.model for n, e in cast.entries.items() if e.model}, run_id=run_id(suite, config))
     write_json_atomic(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
     return RunResult(out_dir=out_dir, report=report, scorecards=ordered)
 

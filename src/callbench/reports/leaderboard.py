@@ -128,8 +128,8 @@ def _fmt(value: Any) -> str:
 def _csv(rows: list[dict[str, Any]], mixed: list[str]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    if mixed:
-        writer.writerow(["# MIXED: " + "; ".join(mixed)])
+    if mixed:  # a comment line, so a reader (and pandas' comment="#") sees the warning before the numbers
+        buf.write("# MIXED: " + " | ".join(m.replace(",", " ") for m in mixed) + "\n")
     writer.writerow(COLUMNS)
     for r in rows:
         writer.writerow([_fmt(r[c]) for c in COLUMNS])

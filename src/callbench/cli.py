@@ -59,6 +59,11 @@ def run(
     judge: Optional[str] = typer.Option(None, "--judge", help="model spec for the LLM judges (default: none; judged items not measured)"),
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="endpoint for the judge model"),
     config: Optional[Path] = typer.Option(None, "--config", help="a TOML run configuration (flags override it)"),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="continue an interrupted run in this folder (same suite and configuration)"),
+    max_cost: Optional[float] = typer.Option(None, "--max-cost", help="stop scheduling calls before this many USD would be spent (needs prices)"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="estimate tokens and cost from the suite, spend nothing"),
+    executor: str = typer.Option("local", "--executor", help="local | ray"),
+    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)"),
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the scores."""
     import datetime as dt
@@ -86,6 +91,21 @@ def run(
     judge_section = dict(file.get("judge_model", {}))
     if judge_base_url is not None:
         judge_section["base_url"] = judge_base_url
+    if resume is not None:
+        from .runs.rescore import read_run
+        from .runs.runner import config_from_run
+
+        try:
+            stored = read_run(resume)
+        except CallbenchError as exc:
+            _fail(str(exc))
+        given = {"--candidate": candidate, "--repeats": repeats, "--seed": seed, "--caller": caller, "--scenario": scenario,
+                 "--judge": judge, "--config": config, "--suite": suite, "--out": out}
+        extra = [flag for flag, value in given.items() if value]
+        if extra:
+            _fail(f"--resume continues the stored run exactly; drop {', '.join(extra)} (the run's own settings are used)")
+        suite = stored["suite"].get("source") or stored["suite"]["id"]
+        file = {}
     suite = suite or file.get("suite", "starter")
     run_config = RunConfig(
         candidates=tuple(candidate or file.get("candidates") or ("oracle", "noop", "shortcut")),
@@ -95,6 +115,8 @@ def run(
         candidate_options=role_options(cand_section), caller_options=role_options(caller_section),
         judge=judge or file.get("judge"), judge_options=role_options(judge_section) if judge_section else {},
         prices=file.get("prices", {}))
+    if resume is not None:
+        run_config = config_from_run(stored)
     try:
         loaded = load_suite(suite)
     except SuiteNotFound as exc:
@@ -103,17 +125,47 @@ def run(
         for p in exc.problems:
             typer.echo(str(p), err=True)
         _fail(f"suite '{suite}' is invalid ({len(exc.problems)} error(s)); run `callbench validate {suite}`")
-    out = out or (Path(file["out"]) if file.get("out") else None)
-    if out is None:
-        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        out = Path("runs") / f"{loaded.id}-{stamp}"
-    if out.exists() and any(out.iterdir()):
-        _fail(f"run folder {out} already exists and is not empty; choose another --out")
+    if dry_run:
+        from .runs import make_cast
+        from .runs.budget import estimate
+
+        try:
+            typer.echo(json.dumps(estimate(loaded, run_config, make_cast(run_config)), indent=1))
+        except (UnknownCandidate, CallbenchError, ValueError) as exc:
+            _fail(str(exc))
+        return
+    if resume is not None:
+        out = resume
+    else:
+        out = out or (Path(file["out"]) if file.get("out") else None)
+        if out is None:
+            stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+            out = Path("runs") / f"{loaded.id}-{stamp}"
+        if out.exists() and any(out.iterdir()):
+            _fail(f"run folder {out} already exists and is not empty; choose another --out, or --resume it")
+    if max_cost is not None and not run_config.prices:
+        _fail("--max-cost needs prices for the models (a [prices] table in --config)")
     console = Console()
+    chosen = None
+    if executor == "ray":
+        from .runs.ray_executor import RayExecutor
+
+        chosen = RayExecutor(address=address, concurrency=run_config.concurrency)
+    elif executor != "local":
+        _fail(f"unknown executor '{executor}' (local or ray)")
+    from .reports.progress import RunProgress
+
     try:
-        result = run_suite(loaded, run_config, out)
+        with RunProgress(console, len(run_config.candidates) * run_config.repeats *
+                         len(run_config.scenarios or loaded.scenarios), run_config.prices) as progress:
+            result = run_suite(loaded, run_config, out, progress.update, resume=resume is not None, executor=chosen,
+                               max_cost=max_cost)
     except (UnknownCandidate, CallbenchError, ValueError) as exc:
         _fail(str(exc))
+    store = result.report.get("store", {})
+    if store.get("stopped_by_budget"):
+        typer.echo(f"stopped by --max-cost after spending ${store['spent_usd']}; {store['pending']} call(s) left: "
+                   f"resume with `callbench run --resume {out} --max-cost ...`", err=True)
     console.print(summary_table(result.report))
     console.print(f"traces and report.json in [bold]{out}[/bold]; read a call with `callbench show {out}/traces/<candidate>/<scenario>/r0.json`")
 
@@ -232,6 +284,30 @@ def compare(
         return
     typer.echo(f"{r['a']} − {r['b']}: {r['mean_diff']:+.2f} points [{r['low']:+.2f}, {r['high']:+.2f}] over {r['n']} shared scenarios; "
                f"wins {r['wins']}, losses {r['losses']}, ties {r['ties']}")
+
+
+@app.command()
+def export(
+    run_dir: Path = typer.Argument(..., help="a run folder"),
+    jsonl: Optional[Path] = typer.Option(None, "--jsonl", help="every finished trace, one JSON object per line"),
+    parquet: Optional[Path] = typer.Option(None, "--parquet", help="one row per call (needs pyarrow)"),
+) -> None:
+    """Export a run's traces from its store."""
+    from .errors import CallbenchError
+    from .runs.store import RunStore
+
+    if not (run_dir / "run.sqlite").exists():
+        _fail(f"{run_dir}: no run store (run.sqlite)")
+    store = RunStore(run_dir / "run.sqlite")
+    try:
+        if jsonl:
+            typer.echo(f"{store.export_jsonl(jsonl)} traces -> {jsonl}")
+        if parquet:
+            typer.echo(f"{store.export_parquet(parquet)} rows -> {parquet}")
+    except CallbenchError as exc:
+        _fail(str(exc))
+    finally:
+        store.close()
 
 
 @app.command()

@@ -12,6 +12,7 @@ from statistics import fmean
 from typing import Any
 
 from ..grading import Scorecard
+from ..pricing import tokens_cost
 
 COVERAGE_FLOOR = 0.9
 
@@ -58,11 +59,9 @@ def usage_summary(cards: list[Scorecard], prices: dict[str, dict[str, float]] | 
             row["completion_tokens"] += u.completion_tokens
             row["cached_tokens"] += u.cached_tokens
     for row in roles.values():
-        price = (prices or {}).get(row["model"] or "")
-        if price:
-            uncached = row["prompt_tokens"] - row["cached_tokens"]
-            row["cost_usd"] = round((uncached * price.get("input", 0) + row["cached_tokens"] * price.get("cached_input", price.get("input", 0))
-                                     + row["completion_tokens"] * price.get("output", 0)) / 1e6, 6)
+        cost = tokens_cost((prices or {}).get(row["model"] or ""), row["prompt_tokens"], row["cached_tokens"], row["completion_tokens"])
+        if cost is not None:
+            row["cost_usd"] = round(cost, 6)
     return roles
 
 

@@ -20,9 +20,10 @@ from typing import Any
 from .._version import __version__
 from ..call import Trace
 from ..grading import Scorecard
-from ..grading.scorecard import score_trace_async
 from ..spec import Suite
-from .episodes import Attempt, Cast, run_attempt
+from .budget import Budget
+from .episodes import Attempt, Cast
+from .store import RunStore, StoreError
 
 
 @dataclass(frozen=True)
@@ -115,46 +116,121 @@ def scorecard_path(out: Path, attempt: Attempt) -> Path:
     return out / "scorecards" / attempt.candidate / attempt.scenario_id / f"r{attempt.repeat}.json"
 
 
+def _strip(card: Scorecard) -> Scorecard:
+    """What the report needs of a call, without its per-item verdicts (those stay in the store and files)."""
+    return card.model_copy(update={"items": []})
+
+
+def _run_meta(suite: Suite, config: RunConfig) -> dict[str, Any]:
+    return {"run_id": run_id(suite, config),
+            "suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256, "source": str(suite.root)},
+            "config": config.as_dict(), "prices": config.prices, "code_version": __version__,
+            "options": {role: _public_options(getattr(config, f"{role}_options")) for role in ("candidate", "caller", "judge")}}
+
+
+def _public_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Adapter options as stored for resume: endpoints, key variable names and settings (never a key)."""
+    out = {k: v for k, v in options.items() if k != "settings" and isinstance(v, (str, int, float, bool, dict, type(None)))}
+    if options.get("settings") is not None:
+        out["settings"] = options["settings"].__dict__
+    return out
+
+
+def config_from_run(meta: dict[str, Any]) -> RunConfig:
+    """The configuration a stored run was made with, so `--resume` continues exactly that run."""
+    from ..models.base import ModelSettings
+
+    def options(raw: dict[str, Any] | None) -> dict[str, Any]:
+        raw = dict(raw or {})
+        if isinstance(raw.get("settings"), dict):
+            raw["settings"] = ModelSettings(**raw["settings"])
+        return raw
+
+    cfg = meta["config"]
+    opts = meta.get("options", {})
+    return RunConfig(candidates=tuple(cfg["candidates"]), repeats=cfg["repeats"], seed=cfg["seed"], caller=cfg["caller"],
+                     scenarios=tuple(cfg["scenarios"]) if cfg.get("scenarios") else None,
+                     infra_reruns=cfg.get("infra_reruns", 3), judge=cfg.get("judge"), prices=meta.get("prices", {}),
+                     candidate_options=options(opts.get("candidate")), caller_options=options(opts.get("caller")),
+                     judge_options=options(opts.get("judge")))
+
+
+def _check_resumable(out_dir: Path, store: RunStore, meta: dict[str, Any]) -> None:
+    """Resume only the same run: a changed suite or configuration would mix two experiments in one report."""
+    old = store.get_meta("run")
+    if old is None:
+        raise StoreError(f"{out_dir}: no run store to resume (run.sqlite missing or empty)")
+    if old["suite"]["sha256"] != meta["suite"]["sha256"]:
+        raise StoreError(f"cannot resume {out_dir}: the suite changed (sha256 {old['suite']['sha256'][:12]}… then, "
+                         f"{meta['suite']['sha256'][:12]}… now)")
+    changed = sorted(k for k in set(old["config"]) | set(meta["config"]) if old["config"].get(k) != meta["config"].get(k))
+    if changed:
+        raise StoreError(f"cannot resume {out_dir}: the run configuration changed ({', '.join(changed)})")
+
+
 async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
-                          on_done: Callable[[Attempt, Scorecard], None] | None = None) -> RunResult:
+                          on_done: Callable[[Attempt, Scorecard], None] | None = None, *, resume: bool = False,
+                          executor: Any = None, max_cost: float | None = None) -> RunResult:
+    """Run (or resume) a sweep. The store commits each finished call whole; the JSON files beside it are
+    written from the same data, and rewritten on resume if a kill came between the two."""
     from ..reports.report import build_report
+    from .executors import AttemptJob, LocalExecutor
 
     cast = make_cast(config)
     attempts = plan(suite, config, cast)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out_dir / "run.json", json.dumps({"run_id": run_id(suite, config),
-                                                       "suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256,
-                                                                 "source": str(suite.root)},
-                                                       "config": config.as_dict(), "prices": config.prices,
-                                                       "code_version": __version__}, indent=1))
-    graders = cast.graders()
-    gate = asyncio.Semaphore(max(1, config.concurrency))
-    cards: dict[Attempt, Scorecard] = {}
+    meta = _run_meta(suite, config)
+    if resume:
+        store = RunStore(out_dir / "run.sqlite")
+        _check_resumable(out_dir, store, meta)
+    else:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        store = RunStore(out_dir / "run.sqlite")
+        store.set_meta(run=meta)
+        write_json_atomic(out_dir / "run.json", json.dumps(meta, indent=1))
+    by_id = {a.trace_id: a for a in attempts}
+    store.add_attempts(attempts)
+    store.reset_interrupted()
+    for trace_id, trace_json, card_json in store.finished():  # a kill between the commit and the files
+        a = by_id[trace_id]
+        if not trace_path(out_dir, a).exists() or not scorecard_path(out_dir, a).exists():
+            write_json_atomic(trace_path(out_dir, a), trace_json)
+            write_json_atomic(scorecard_path(out_dir, a), card_json)
+    todo = [by_id[t] for t in store.pending()]
+    budget = Budget(max_cost, config.prices)
+    for _, _, card_json in store.finished():
+        budget.add(Scorecard.model_validate_json(card_json))
 
-    async def one(attempt: Attempt) -> None:
-        async with gate:
-            trace: Trace = await run_attempt(suite, attempt, config.seed, cast=cast, infra_reruns=config.infra_reruns)
-        card = await score_trace_async(trace, suite.scenarios[attempt.scenario_id], suite.manifest, graders)
-        write_json_atomic(trace_path(out_dir, attempt), trace.to_json())
-        write_json_atomic(scorecard_path(out_dir, attempt), card.model_dump_json(indent=1))
-        cards[attempt] = card
+    def deliver(attempt: Attempt, trace: Trace, card: Scorecard) -> None:
+        trace_json, card_json = trace.to_json(), card.model_dump_json(indent=1)
+        store.finish(attempt.trace_id, card.outcome, trace_json, card_json,
+                     card.failure.failure_class if card.outcome == "excluded" and card.failure else None)
+        write_json_atomic(trace_path(out_dir, attempt), trace_json)
+        write_json_atomic(scorecard_path(out_dir, attempt), card_json)
+        budget.add(card)
         if on_done:
             on_done(attempt, card)
 
+    job = AttemptJob(suite, config, cast, cast.graders(), on_start=lambda a: store.mark_running(a.trace_id))
+    executor = executor or LocalExecutor(config.concurrency)
     try:
-        await asyncio.gather(*(one(a) for a in attempts))
+        await executor.run(todo, job, deliver, budget.exhausted)
     finally:
         for model in cast.models.values():
             close = getattr(model, "aclose", None)
             if close is not None:
                 await close()
-    ordered = [cards[a] for a in attempts]
-    report = build_report(suite, config, ordered, out_dir, caller=cast.caller_info(), judge=cast.judge_info(),
-                          candidate_models={n: e.model for n, e in cast.entries.items() if e.model}, run_id=run_id(suite, config))
+    cards = [_strip(Scorecard.model_validate_json(c)) for _, _, c in store.finished()]
+    counts = store.counts()
+    store.close()
+    report = build_report(suite, config, cards, out_dir, caller=cast.caller_info(), judge=cast.judge_info(),
+                          candidate_models={n: e.model for n, e in cast.entries.items() if e.model}, run_id=meta["run_id"])
+    report["store"] = {"attempts": len(attempts), **{k: counts.get(k, 0) for k in ("pending", "running", "completed", "excluded")},
+                       "stopped_by_budget": budget.exhausted() and counts.get("pending", 0) > 0,
+                       "spent_usd": round(budget.spent, 6)}
     write_json_atomic(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
-    return RunResult(out_dir=out_dir, report=report, scorecards=ordered)
+    return RunResult(out_dir=out_dir, report=report, scorecards=cards)
 
 
 def run_suite(suite: Suite, config: RunConfig, out_dir: str | Path,
-              on_done: Callable[[Attempt, Scorecard], None] | None = None) -> RunResult:
-    return asyncio.run(run_suite_async(suite, config, Path(out_dir), on_done))
+              on_done: Callable[[Attempt, Scorecard], None] | None = None, **options: Any) -> RunResult:
+    return asyncio.run(run_suite_async(suite, config, Path(out_dir), on_done, **options))

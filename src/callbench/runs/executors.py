@@ -1,0 +1,95 @@
+"""Executors: who runs the attempts of a sweep. The driver alone writes the store, whatever runs the calls.
+
+    Executor protocol   run(attempts, job, deliver, stop)
+    LocalExecutor       asyncio workers in this process, a global concurrency limit
+    InlineExecutor      one at a time, optionally "crashing" after N calls (the fake, for resume tests)
+    RayExecutor         Ray tasks on a cluster (runs/ray_executor.py, optional extra)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..call import Trace
+from ..grading import Scorecard
+from .episodes import Attempt, Cast, run_attempt
+
+Deliver = Callable[[Attempt, Trace, Scorecard], Any]
+
+
+@dataclass
+class AttemptJob:
+    """Everything needed to play and score one attempt in this process."""
+
+    suite: Any
+    config: Any
+    cast: Cast
+    graders: list
+    on_start: Callable[[Attempt], None] | None = None
+
+    async def __call__(self, attempt: Attempt) -> tuple[Trace, Scorecard]:
+        from ..grading.scorecard import score_trace_async
+
+        if self.on_start is not None:
+            self.on_start(attempt)
+        trace = await run_attempt(self.suite, attempt, self.config.seed, cast=self.cast, infra_reruns=self.config.infra_reruns)
+        card = await score_trace_async(trace, self.suite.scenarios[attempt.scenario_id], self.suite.manifest, self.graders)
+        return trace, card
+
+
+class Executor(Protocol):
+    name: str
+
+    async def run(self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]) -> None: ...
+
+
+async def _maybe_await(value: Any) -> None:
+    if isinstance(value, Awaitable):
+        await value
+
+
+class LocalExecutor:
+    """A fixed pool of workers pulling from a queue: memory does not grow with the size of the sweep."""
+
+    name = "local"
+
+    def __init__(self, concurrency: int = 8):
+        self.concurrency = max(1, concurrency)
+
+    async def run(self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]) -> None:
+        queue: asyncio.Queue[Attempt] = asyncio.Queue()
+        for a in attempts:
+            queue.put_nowait(a)
+
+        async def worker() -> None:
+            while not queue.empty() and not stop():
+                attempt = queue.get_nowait()
+                trace, card = await job(attempt)
+                await _maybe_await(deliver(attempt, trace, card))
+
+        await asyncio.gather(*(worker() for _ in range(min(self.concurrency, len(attempts)) or 1)))
+
+
+class SimulatedCrash(RuntimeError):
+    """Raised by InlineExecutor to stand for a process killed mid-sweep."""
+
+
+class InlineExecutor:
+    name = "inline"
+
+    def __init__(self, crash_after: int | None = None):
+        self.crash_after = crash_after
+        self.delivered = 0
+
+    async def run(self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]) -> None:
+        for attempt in attempts:
+            if stop():
+                return
+            trace, card = await job(attempt)
+            if self.crash_after is not None and self.delivered >= self.crash_after:
+                raise SimulatedCrash(f"crashed after {self.delivered} calls, with {attempt.trace_id} played but not saved")
+            await _maybe_await(deliver(attempt, trace, card))
+            self.delivered += 1

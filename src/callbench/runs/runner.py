@@ -182,6 +182,8 @@ async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
     if resume:
         store = RunStore(out_dir / "run.sqlite")
         _check_resumable(out_dir, store, meta)
+        for leftover in out_dir.rglob("*.tmp"):  # a file write cut short by the kill; its call is re-run
+            leftover.unlink()
     else:
         out_dir.mkdir(parents=True, exist_ok=True)
         store = RunStore(out_dir / "run.sqlite")

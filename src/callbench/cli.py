@@ -74,7 +74,7 @@ def run(
     from .errors import CallbenchError, SuiteError, SuiteNotFound
     from .reports.table import summary_table
     from .runs import RunConfig, run_suite
-    from .runs.config import read_config, role_options
+    from .runs.config import limits_from, read_config, role_options
     from .suite_check import load_suite
 
     try:
@@ -114,7 +114,7 @@ def run(
         scenarios=tuple(scenario or file.get("scenarios") or ()) or None, infra_reruns=file.get("infra_reruns", 3),
         candidate_options=role_options(cand_section), caller_options=role_options(caller_section),
         judge=judge or file.get("judge"), judge_options=role_options(judge_section) if judge_section else {},
-        prices=file.get("prices", {}))
+        prices=file.get("prices", {}), limits=limits_from(file))
     if resume is not None:
         run_config = config_from_run(stored)
     try:

@@ -31,6 +31,8 @@ class CandidateEntry:
     privileged: bool = False
     model: dict[str, Any] = field(default_factory=dict)
     """what a report records about the model behind the candidate (spec label and settings; never a key)"""
+    spec: Any = None
+    """the parsed model spec, for model-backed candidates"""
 
 
 BASELINES: dict[str, CandidateEntry] = {
@@ -88,4 +90,5 @@ def candidate_entry(name: str, models: dict[str, Any] | None = None, **options: 
     else:
         make = lambda _s: ChatCandidate(model, name=name, user_first=options.get("user_first", False),  # noqa: E731
                                         concluding_message=options.get("concluding_message", False))
-    return CandidateEntry(name, "model-backed candidate", make, model={"spec": spec.label, "settings": spec.settings.public()})
+    return CandidateEntry(name, "model-backed candidate", make, model={"spec": spec.label, "settings": spec.settings.public()},
+                          spec=spec)

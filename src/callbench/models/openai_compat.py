@@ -74,6 +74,7 @@ class OpenAICompatibleModel:
                                                        timeout=self.settings.timeout_s, max_retries=0)
         self._client = None
         self._loop = None
+        self.gate = None  # a ProviderGate shared with every model on the same endpoint (runs set it)
 
     def _client_for_loop(self):
         """One SDK client per event loop: its connection pool is bound to the loop that created it."""
@@ -115,8 +116,15 @@ class OpenAICompatibleModel:
         while True:
             attempt += 1
             try:
-                raw = await self._client_for_loop().chat.completions.create(**params)
+                if self.gate is not None:
+                    async with self.gate.slot():
+                        await self.gate.before_request()
+                        raw = await self._client_for_loop().chat.completions.create(**params)
+                else:
+                    raw = await self._client_for_loop().chat.completions.create(**params)
                 response = self._read(raw)
+                if self.gate is not None:
+                    self.gate.after_response(response.usage.total)
                 return ChatResponse(text=response.text, tool_calls=response.tool_calls, usage=response.usage,
                                     finish_reason=response.finish_reason, model=response.model,
                                     latency_s=time.perf_counter() - started, attempts=attempt)
@@ -124,6 +132,8 @@ class OpenAICompatibleModel:
                 error = err
             except Exception as exc:  # noqa: BLE001 - every SDK failure is classified or re-raised
                 error = classify(exc)
+            if self.gate is not None and error.kind == "rate_limit":
+                self.gate.rate_limited(error.retry_after, self._backoff(attempt, None))
             if not error.retryable or attempt > self.settings.max_retries:
                 error.attempts = attempt  # type: ignore[attr-defined]
                 raise error

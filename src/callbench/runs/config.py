@@ -23,6 +23,11 @@ the names of the environment variables that hold them.
     [judge_model]
     temperature = 0.0
 
+    [limits."openai:*"]         # per endpoint, shared by every role on it: in-flight requests, per-minute budgets
+    concurrency = 16
+    rpm = 500
+    tpm = 200000
+
     [prices."openai:gpt-4.1-mini"]   # USD per million tokens; no price, no cost figure
     input = 0.40
     cached_input = 0.10
@@ -39,7 +44,7 @@ from ..errors import CallbenchError
 from ..models.base import ModelSettings
 
 RUN_KEYS = {"suite", "candidates", "caller", "judge", "repeats", "seed", "concurrency", "scenarios", "out", "infra_reruns"}
-SECTIONS = {"candidate", "caller_model", "judge_model", "prices"}
+SECTIONS = {"candidate", "caller_model", "judge_model", "prices", "limits"}
 SETTING_KEYS = set(ModelSettings.__dataclass_fields__)
 ADAPTER_KEYS = {"base_url", "api_key_env", "user_first", "concluding_message"}
 
@@ -63,6 +68,10 @@ def read_config(path: str | Path) -> dict[str, Any]:
         bad = set(data.get(section, {})) - SETTING_KEYS - ADAPTER_KEYS
         if bad:
             raise ConfigError(f"{path}: [{section}] unknown key(s) {sorted(bad)}")
+    for endpoint, limit in data.get("limits", {}).items():
+        bad = set(limit) - {"concurrency", "rpm", "tpm"}
+        if bad or not all(isinstance(v, int) and v > 0 for v in limit.values()):
+            raise ConfigError(f"{path}: [limits.\"{endpoint}\"] takes positive integers for concurrency, rpm, tpm")
     for model, price in data.get("prices", {}).items():
         bad = set(price) - {"input", "cached_input", "output"}
         if bad or not all(isinstance(v, (int, float)) for v in price.values()):
@@ -76,3 +85,9 @@ def role_options(section: dict[str, Any]) -> dict[str, Any]:
     options = {k: v for k, v in section.items() if k in ADAPTER_KEYS}
     options["settings"] = settings
     return options
+
+
+def limits_from(data: dict[str, Any]) -> dict[str, Any]:
+    from ..models.limits import ProviderLimits
+
+    return {endpoint: ProviderLimits(**values) for endpoint, values in data.get("limits", {}).items()}

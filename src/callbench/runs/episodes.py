@@ -48,10 +48,33 @@ class Cast:
     entries: dict[str, CandidateEntry] = field(default_factory=dict)
     judge: str | None = None
     judge_options: dict[str, Any] = field(default_factory=dict)
+    limits: dict[str, Any] = field(default_factory=dict)
+    """per endpoint (a model spec label, or 'provider:*' for all of a provider): ProviderLimits"""
+    gates: dict[str, Any] = field(default_factory=dict)
+
+    def gate_for(self, spec) -> Any:
+        """The shared gate of an endpoint: every role and model on it waits in the same line."""
+        from ..models.limits import ProviderGate
+
+        limits = self.limits.get(spec.label) or self.limits.get(f"{spec.provider}:*")
+        if limits is None:
+            return None
+        key = spec.base_url or spec.provider
+        if key not in self.gates:
+            self.gates[key] = ProviderGate(limits)
+        return self.gates[key]
+
+    def attach(self, model, spec):
+        if hasattr(model, "gate"):
+            model.gate = self.gate_for(spec)
+        return model
 
     def entry(self, name: str) -> CandidateEntry:
         if name not in self.entries:
             self.entries[name] = candidate_entry(name, models=self.models, **self.candidate_options)
+            spec = self.entries[name].spec
+            if spec is not None:
+                self.attach(self.models[spec.label], spec)
         return self.entries[name]
 
     def caller_model(self):
@@ -61,7 +84,7 @@ class Cast:
                           api_key_env=self.caller_options.get("api_key_env"), settings=self.caller_options.get("settings"))
         key = f"caller:{spec.label}"  # the caller's own client (and, for a local model, its own server and cache)
         if key not in self.models:
-            self.models[key] = build_model(spec)
+            self.models[key] = self.attach(build_model(spec), spec)
         return self.models[key], spec
 
     def judge_model(self):
@@ -76,7 +99,7 @@ class Cast:
                           api_key_env=self.judge_options.get("api_key_env"), settings=settings)
         key = f"judge:{spec.label}"
         if key not in self.models:
-            self.models[key] = build_model(spec)
+            self.models[key] = self.attach(build_model(spec), spec)
         return self.models[key], spec
 
     def graders(self) -> list:

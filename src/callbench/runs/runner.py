@@ -41,6 +41,8 @@ class RunConfig:
     judge: str | None = None
     """a model spec for the task and conversation judges; None: judged items are reported as not measured"""
     judge_options: dict[str, Any] = field(default_factory=dict, hash=False)
+    limits: dict[str, Any] = field(default_factory=dict, hash=False)
+    """per endpoint: {"openai:gpt-4.1-mini" or "openai:*": ProviderLimits(concurrency=, rpm=, tpm=)}"""
     prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False)
     """USD per million tokens by model label: {"openai:gpt-4.1-mini": {"input": .4, "cached_input": .1, "output": 1.6}}"""
 
@@ -69,7 +71,7 @@ def run_id(suite: Suite, config: RunConfig) -> str:
 def make_cast(config: RunConfig) -> Cast:
     """Resolve every candidate and the caller before anything runs, so a bad name or a missing key fails fast."""
     cast = Cast(caller=config.caller, candidate_options=dict(config.candidate_options), caller_options=dict(config.caller_options),
-                judge=config.judge, judge_options=dict(config.judge_options))
+                judge=config.judge, judge_options=dict(config.judge_options), limits=dict(config.limits))
     for name in config.candidates:
         cast.entry(name)
     if config.judge:

@@ -4,7 +4,7 @@ import subprocess
 import sys
 from fractions import Fraction
 from itertools import combinations, product
-from math import comb, sqrt
+from math import comb, prod, sqrt
 
 import pytest
 
@@ -22,39 +22,32 @@ RAGGED = {"x": {"s1": [0, 60], "s2": [30]}, "y": {"s3": [90, 10, 50]},
 
 # --- brute-force reference: every resampling outcome, with its probability -------------------
 
-def _drawn_scenario(reps):
-    """Every way to redraw one scenario's repeats: (mean, probability)."""
-    p = Fraction(1, len(reps) ** len(reps))
-    return [(Fraction(sum(map(Fraction, combo)), len(reps)), p) for combo in product(reps, repeat=len(reps))]
+def _uniform(items):
+    """Every ordered draw with replacement of len(items) items, each equally likely."""
+    return list(product(items, repeat=len(items))), Fraction(1, len(items) ** len(items))
 
 
 def _drawn_agent(scenarios):
-    """Every way to redraw one agent: (sum of drawn scenario means, number drawn) -> probability."""
+    """One redrawn agent: (sum of its drawn scenarios' repeat means, scenarios drawn) -> probability."""
     out = {}
-    p_scen = Fraction(1, len(scenarios) ** len(scenarios))
-    for scen_combo in product(scenarios, repeat=len(scenarios)):
-        for means in product(*[_drawn_scenario(reps) for reps in scen_combo]):
-            key = (sum(m for m, _ in means), len(means))
-            p = p_scen
-            for _, q in means:
-                p *= q
-            out[key] = out.get(key, 0) + p
+    combos, p_scen = _uniform(scenarios)
+    for scen_combo in combos:
+        per_scen = [_uniform(reps) for reps in scen_combo]
+        for draws in product(*[combos_r for combos_r, _ in per_scen]):
+            key = (sum(Fraction(sum(d), len(d)) for d in draws), len(draws))
+            out[key] = out.get(key, 0) + p_scen * prod(p for _, p in per_scen)
     return out
 
 
 def exact_distribution(data):
     """statistic -> probability over every outcome of agents, then scenarios, then repeats."""
-    agents = [list(data[a][s] for s in sorted(data[a])) for a in sorted(data)]
-    per_agent = [_drawn_agent(s) for s in agents]
+    per_agent = [_drawn_agent([data[a][s] for s in sorted(data[a])]) for a in sorted(data)]
     out = {}
-    p_agents = Fraction(1, len(agents) ** len(agents))
-    for combo in product(range(len(agents)), repeat=len(agents)):
-        for slots in product(*[per_agent[i].items() for i in combo]):
+    combos, p_agents = _uniform(per_agent)
+    for combo in combos:
+        for slots in product(*[agent.items() for agent in combo]):
             stat = sum(k[0] for k, _ in slots) / sum(k[1] for k, _ in slots)
-            p = p_agents
-            for _, q in slots:
-                p *= q
-            out[stat] = out.get(stat, 0) + p
+            out[stat] = out.get(stat, 0) + p_agents * prod(p for _, p in slots)
     assert sum(out.values()) == 1
     return out
 
@@ -108,15 +101,14 @@ def test_point_estimate_weighs_every_scenario_the_same():
     assert point_estimate(SQUARE) == pytest.approx((5 + 70 + 25 + 80) / 4)
 
 
-def test_agents_are_a_level_of_their_own():
-    """All variance lies between two agents: a flat bootstrap over 20 scenarios would be narrow."""
-    data = {"low": {f"s{i}": [0.0] for i in range(10)}, "high": {f"s{i}": [100.0] for i in range(10)}}
+@pytest.mark.parametrize("data", [
+    {"low": {f"s{i}": [0.0] for i in range(10)}, "high": {f"s{i}": [100.0] for i in range(10)}},
+    {"a": {"s": [0.0, 100.0]}},
+], ids=["agents", "repeats"])
+def test_each_level_is_redrawn(data):
+    """All variance at one level; exact law {0: 1/4, 50: 1/2, 100: 1/4}. A flat bootstrap over
+    the 20 scenarios of the first case would give a narrow interval."""
     iv = hierarchical_bootstrap(data, samples=4000, seed=1)
-    assert (iv.estimate, iv.low, iv.high) == (50.0, 0.0, 100.0)  # exact: {0: 1/4, 50: 1/2, 100: 1/4}
-
-
-def test_repeats_are_redrawn():
-    iv = hierarchical_bootstrap({"a": {"s": [0.0, 100.0]}}, samples=4000, seed=1)
     assert (iv.estimate, iv.low, iv.high) == (50.0, 0.0, 100.0)
 
 
@@ -156,14 +148,10 @@ def test_empty_scenarios_and_agents_are_excluded_not_zero():
         {"a": {"s": [50.0]}, "b": {"u": [70.0]}}, seed=2)
 
 
-def test_bad_arguments():
-    with pytest.raises(ValueError):
-        hierarchical_bootstrap(SQUARE, samples=0)
-    with pytest.raises(ValueError):
-        hierarchical_bootstrap(SQUARE, level=1.0)
-
-
-def test_wider_level_is_wider():
+def test_bad_arguments_and_levels():
+    for kwargs in ({"samples": 0}, {"level": 1.0}):
+        with pytest.raises(ValueError):
+            hierarchical_bootstrap(SQUARE, **kwargs)
     narrow = hierarchical_bootstrap(RAGGED, samples=3000, seed=4, level=0.8)
     wide = hierarchical_bootstrap(RAGGED, samples=3000, seed=4, level=0.99)
     assert wide.low <= narrow.low < narrow.high <= wide.high
@@ -196,6 +184,9 @@ def test_paired_counts_by_hand_on_shared_keys_only():
     assert paired_comparison(A, B, samples=1000, seed=1, tie_tolerance=10).as_dict()["ties"] == 2
     q = paired_comparison(B, A, samples=1000, seed=1)
     assert (q.wins, q.losses, q.mean_diff) == (1, 1, pytest.approx(-5 / 3))
+    nothing = paired_comparison({"a": [1.0]}, {"b": [1.0], "a": []})
+    assert nothing.as_dict() == {"n": 0, "mean_diff": None, "low": None, "high": None,
+                                 "wins": 0, "losses": 0, "ties": 0, "level": 0.95}
 
 
 def test_paired_interval_against_exact_enumeration():
@@ -224,12 +215,6 @@ def test_paired_interval_contains_true_difference():
     assert (const.low, const.high, const.mean_diff) == (3.0, 3.0, 3.0)
 
 
-def test_paired_with_nothing_shared():
-    p = paired_comparison({"a": [1.0]}, {"b": [1.0], "a": []})
-    assert p.as_dict() == {"n": 0, "mean_diff": None, "low": None, "high": None,
-                           "wins": 0, "losses": 0, "ties": 0, "level": 0.95}
-
-
 # --- Wilson, pass@k, pass^k -------------------------------------------------------------------
 
 def test_wilson_textbook_values():
@@ -242,6 +227,9 @@ def test_wilson_textbook_values():
     assert wilson_interval(0, 10) == (0.0, pytest.approx(0.27753, abs=1e-5))
     assert wilson_interval(10, 10) == (pytest.approx(1 - 0.27753, abs=1e-5), 1.0)
     assert wilson_interval(0, 0) == (0.0, 1.0)
+    for args in [(5, 3), (-1, 3), (0, -1)]:
+        with pytest.raises(ValueError):
+            wilson_interval(*args)
 
 
 @pytest.mark.parametrize("k,n", [(1, 7), (13, 40), (99, 100), (250, 1000)])
@@ -251,12 +239,6 @@ def test_wilson_bounds_solve_the_score_equation(k, n):
     for p in wilson_interval(k, n):
         assert (k / n - p) ** 2 == pytest.approx(z * z * p * (1 - p) / n, rel=1e-9, abs=1e-15)
     assert wilson_interval(k, n, 0.99)[0] < wilson_interval(k, n)[0]
-
-
-def test_wilson_rejects_nonsense():
-    for args in [(5, 3), (-1, 3), (0, -1)]:
-        with pytest.raises(ValueError):
-            wilson_interval(*args)
 
 
 def test_pass_at_k_known_cases():
@@ -289,11 +271,11 @@ def _row(candidate, agent, scenario, score, passed, **kw):
     return {"candidate": candidate, "agent": agent, "scenario": scenario, "score": score, "passed": passed, **kw}
 
 
+HARD = {"language": "en", "tags": ["auth", "numbers"], "persona": {"mood": "angry"}, "requests": 2,
+        "difficulty": "hard", "background": "street"}
 ROWS = [
-    _row("m1", "bank", "s1", 80.0, True, language="en", tags=["auth", "numbers"], persona={"mood": "angry"},
-         requests=2, difficulty="hard", background="street"),
-    _row("m1", "bank", "s1", 60.0, False, language="en", tags=["auth", "numbers"], persona={"mood": "angry"},
-         requests=2, difficulty="hard", background="street"),
+    _row("m1", "bank", "s1", 80.0, True, **HARD),
+    _row("m1", "bank", "s1", 60.0, False, **HARD),
     _row("m1", "bank", "s2", 40.0, False, language="hi", tags=["auth"], persona="calm", requests=1),
     _row("m1", "farm", "s1", None, False, language="hi", tags=[], persona={"age": 70}, requests=None),
     _row("m2", "bank", "s1", 100.0, True, language="en", tags=["numbers"], persona=None, requests=2),
@@ -307,7 +289,7 @@ def test_slice_counts_and_means():
     assert by_lang["m2"] == {"en": {"calls": 1, "scored": 1, "scenarios": 1, "mean": 100.0, "pass_rate": 1.0}}
 
 
-def test_tags_overlap_and_missing_values_are_unknown():
+def test_tags_overlap_missing_values_are_unknown_and_no_causal_claim():
     tags = slice_scores(ROWS, "tags")["m1"]
     assert {k: v["calls"] for k, v in tags.items()} == {"auth": 3, "numbers": 2, "unknown": 1}
     assert tags["unknown"]["mean"] is None and tags["unknown"]["pass_rate"] is None
@@ -318,8 +300,6 @@ def test_tags_overlap_and_missing_values_are_unknown():
     requests = slice_scores(ROWS, "requests")["m1"]
     assert {k: v["calls"] for k, v in requests.items()} == {"1": 1, "2": 2, "unknown": 1}
     assert {k: v["calls"] for k, v in slice_scores(ROWS, "background")["m1"].items()} == {"street": 2, "unknown": 2}
+    assert {k: v["calls"] for k, v in slice_scores(ROWS, "difficulty")["m1"].items()} == {"hard": 2, "unknown": 2}
     assert slice_scores([], "language") == {}
-
-
-def test_slices_do_not_claim_causality():
     assert "not causal" in slice_scores.__doc__

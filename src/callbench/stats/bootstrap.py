@@ -23,9 +23,9 @@ from typing import Any
 Nested = dict[str, dict[str, list[float]]]
 """agent -> scenario -> repeat scores (0-100). Repeat counts may differ."""
 
-# Cells (samples x agents x scenarios x repeats) materialised at once. Chunking over samples
-# bounds memory (about 15 MB of temporaries) whatever the suite size, and chunks that stay in
-# cache measured faster than one big block (0.10 s against 0.27 s for 2,000 x 49 x 10 x 3).
+# Cells (samples x agents x scenarios x repeats) handled at once. Chunking over samples bounds
+# memory (under 5 MB traced) whatever the suite size, and chunks that stay in cache measured
+# faster than big ones (2,000 x 49 x 10 x 3: 0.03 s here against 0.05 s at 1,000,000 cells).
 _CHUNK_CELLS = 200_000
 
 
@@ -88,12 +88,26 @@ def percentile_interval(values: Any, level: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def _draw(rng, bounds):
+    """Uniform integers in [0, bound) for an array of bounds.
+
+    floor(u * bound) on 53-bit uniforms is biased by at most bound / 2**53 and
+    measured three times faster than rng.integers with an array of bounds; the
+    clamp only guards the last representable u.
+    """
+    import numpy as np
+
+    return np.minimum((rng.random(bounds.shape) * bounds).astype(np.int64), bounds - 1)
+
+
 def bootstrap_distribution(data: Nested, *, samples: int = 2000, seed: int = 0):
     """The `samples` bootstrap statistics themselves (a numpy array), for tests and plots.
 
     Ragged data is padded to agents x max scenarios x max repeats; every draw is
     an index below the real count, so padding is never read, and masks drop the
-    padded slots from the sums.
+    padded slots from the sums. Repeat slots are summed one slot at a time over
+    whole (sample, agent, scenario) blocks: that Python loop runs max-repeats
+    times, and summing a length-3 last axis in numpy is several times slower.
     """
     import numpy as np
 
@@ -105,7 +119,7 @@ def bootstrap_distribution(data: Nested, *, samples: int = 2000, seed: int = 0):
     n_agents = len(clean)
     n_scen = np.array([len(s) for _, s in clean], dtype=np.int64)
     s_max = int(n_scen.max())
-    n_rep = np.ones((n_agents, s_max), dtype=np.int64)  # 1 in padding keeps every draw's bound positive
+    n_rep = np.ones((n_agents, s_max), dtype=np.int64)  # 1 in padding keeps every bound positive
     r_max = max(len(r) for _, s in clean for _, r in s)
     scores = np.zeros((n_agents, s_max, r_max))
     for a, (_, scenarios) in enumerate(clean):
@@ -114,24 +128,23 @@ def bootstrap_distribution(data: Nested, *, samples: int = 2000, seed: int = 0):
             scores[a, s, : len(reps)] = reps
     flat = scores.reshape(-1)
     scen_slot = np.arange(s_max)
-    rep_slot = np.arange(r_max)
 
     rng = np.random.default_rng(seed)
     chunk = max(1, _CHUNK_CELLS // (n_agents * s_max * r_max))
     out = np.empty(samples)
     for start in range(0, samples, chunk):
         b = min(chunk, samples - start)
-        agents = rng.integers(0, n_agents, size=(b, n_agents))                       # (b, A)
-        agent_scen = n_scen[agents]                                                  # (b, A)
-        scen = rng.integers(0, agent_scen[..., None], size=(b, n_agents, s_max))     # (b, A, S)
-        scen_live = scen_slot < agent_scen[..., None]                                # (b, A, S)
-        reps_n = n_rep[agents[..., None], scen]                                      # (b, A, S)
-        reps = rng.integers(0, reps_n[..., None], size=(b, n_agents, s_max, r_max))  # (b, A, S, R)
-        rep_live = rep_slot < reps_n[..., None]
-        cell = ((agents[..., None] * s_max + scen) * r_max)[..., None] + reps
-        rep_sum = np.where(rep_live, flat[cell], 0.0).sum(axis=-1)
-        scen_mean = np.where(scen_live, rep_sum / reps_n, 0.0)
-        out[start : start + b] = scen_mean.sum(axis=(1, 2)) / agent_scen.sum(axis=1)
+        agents = rng.integers(0, n_agents, size=(b, n_agents))                     # (b, A)
+        agent_scen = n_scen[agents][..., None]                                     # (b, A, 1)
+        scen = _draw(rng, np.broadcast_to(agent_scen, (b, n_agents, s_max)))       # (b, A, S)
+        reps_n = n_rep[agents[..., None], scen]                                    # (b, A, S)
+        first_cell = (agents[..., None] * s_max + scen) * r_max
+        rep_sum = np.zeros((b, n_agents, s_max))
+        for slot in range(r_max):
+            drawn = flat[first_cell + _draw(rng, reps_n)]
+            rep_sum += drawn if slot == 0 else np.where(slot < reps_n, drawn, 0.0)
+        scen_mean = np.where(scen_slot < agent_scen, rep_sum / reps_n, 0.0)
+        out[start : start + b] = scen_mean.sum(axis=(1, 2)) / agent_scen[..., 0].sum(axis=1)
     return out
 
 
@@ -142,8 +155,9 @@ def hierarchical_bootstrap(data: Nested, *, samples: int = 2000, seed: int = 0, 
     many scenarios as it has, then for every drawn scenario as many repeats as
     it has; its statistic is the point estimate of what was drawn. Agents with
     more scenarios therefore weigh more, exactly as in the point estimate.
-    Deterministic for a given seed and data (keys are sorted first); pass
-    `seed_for(run_id, ...)` to make intervals reproducible per run.
+    Deterministic for a given seed and data (keys are sorted first, and the
+    chunk size is a constant); pass `seed_for(run_id, ...)` to make intervals
+    reproducible per run.
     """
     _check(samples, level)
     estimate = point_estimate(data)

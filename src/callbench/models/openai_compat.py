@@ -90,10 +90,14 @@ class OpenAICompatibleModel:
         self._client = self._loop = None
 
     def _params(self, messages, tools, json_mode: bool, json_schema: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The request. Messages and tools are already plain chat-completions JSON, so they travel in
+        `extra_body`: the SDK's typed-dict transform walks every message of every request, and at a
+        hundred calls in flight that walk, not the network, was the harness's largest cost."""
         s = self.settings
-        params: dict[str, Any] = {"model": self.model, "messages": messages}
+        body: dict[str, Any] = {"messages": messages}
         if tools:
-            params["tools"] = tools
+            body["tools"] = tools
+        params: dict[str, Any] = {"model": self.model, "messages": []}
         for key in ("temperature", "top_p", "seed", "max_tokens", "reasoning_effort"):
             value = getattr(s, key)
             if value is not None:
@@ -104,8 +108,7 @@ class OpenAICompatibleModel:
             params["response_format"] = {"type": "json_schema", "json_schema": {"name": "reply", "schema": json_schema}}
         elif json_mode:
             params["response_format"] = {"type": "json_object"}
-        if s.extra_body:
-            params["extra_body"] = dict(s.extra_body)
+        params["extra_body"] = {**body, **s.extra_body}
         return params
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,

@@ -1,0 +1,111 @@
+"""Sweeps at scale: executor efficiency against a provider with a fixed latency, and memory over 10,000 calls.
+
+Efficiency = ideal wall time / measured wall time, where ideal = (requests × added latency) / min(concurrency, calls):
+1.0 means the harness adds nothing to the time the model itself takes. The fake provider runs in its own
+process so that its threads do not compete with the harness for the interpreter. Harness CPU per call is
+this process's CPU time divided by the calls. Memory: resident set size sampled while 10,000 calls with the
+built-in baselines run, to show it stays flat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+
+def _serve(latency: float, queue) -> None:
+    from callbench.testing import FakeProvider
+
+    def respond(body):
+        time.sleep(latency)
+        return "Hello, this is the parcel desk."
+
+    with FakeProvider(respond) as fp:
+        queue.put(fp.base_url)
+        while True:
+            time.sleep(3600)
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def efficiency(levels: list[tuple[int, int]], latency: float) -> list[dict]:
+    from callbench.runs import RunConfig, run_suite
+    from callbench.suite_check import load_suite
+
+    suite = load_suite(Path(__file__).parents[1] / "tests" / "fixtures" / "mini")
+    queue = mp.Queue()
+    server = mp.Process(target=_serve, args=(latency, queue), daemon=True)
+    server.start()
+    base_url = queue.get(timeout=30)
+    rows = []
+    try:
+        for concurrency, calls in levels:
+            with tempfile.TemporaryDirectory() as tmp:
+                name = f"openai-compatible:{base_url}#fixed-latency"
+                config = RunConfig(candidates=(name,), repeats=calls, concurrency=concurrency, infra_reruns=0)
+                cpu0, wall0 = time.process_time(), time.perf_counter()
+                result = run_suite(suite, config, Path(tmp) / "r")
+                wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+                requests = result.report["candidates"][name]["usage"]["candidate"]["calls"]
+                ideal = requests * latency / min(concurrency, calls)  # more workers than calls cannot help
+                rows.append({"concurrency": concurrency, "calls": calls, "requests": requests, "latency_s": latency,
+                             "wall_s": round(wall, 2), "ideal_s": round(ideal, 2), "efficiency": round(ideal / wall, 3),
+                             "harness_cpu_ms_per_call": round(1000 * cpu / calls, 2)})
+                print(json.dumps(rows[-1]), flush=True)
+    finally:
+        server.terminate()
+    return rows
+
+
+def memory(calls: int) -> dict:
+    from callbench.runs import RunConfig, run_suite
+    from callbench.suite_check import load_suite
+
+    suite = load_suite(Path(__file__).parents[1] / "tests" / "fixtures" / "mini")
+    samples: list[tuple[int, float]] = []
+    done = [0]
+
+    def sample(attempt, card) -> None:
+        done[0] += 1
+        if done[0] % (calls // 20) == 0:
+            samples.append((done[0], round(_rss_mb(), 1)))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        run_suite(suite, RunConfig(repeats=calls // 3, concurrency=16), Path(tmp) / "r", sample)
+        wall = time.perf_counter() - t0
+    first_half = [m for n, m in samples if n <= calls // 2]
+    second_half = [m for n, m in samples if n > calls // 2]
+    return {"calls": done[0], "wall_s": round(wall, 1), "rss_mb_samples": samples,
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "rss_growth_second_half_mb": round(max(second_half) - max(first_half), 1) if first_half and second_half else None}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--latency", type=float, default=0.5)
+    parser.add_argument("--memory-calls", type=int, default=10_000)
+    parser.add_argument("--quick", action="store_true", help="fewer calls at every level (a smoke run)")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "sweep.json")
+    args = parser.parse_args(argv)
+    levels = [(1, 20), (10, 200), (100, 1000), (500, 1000)] if not args.quick else [(1, 4), (10, 20), (100, 100), (500, 100)]
+    result = {"efficiency": efficiency(levels, args.latency),
+              "memory": memory(args.memory_calls if not args.quick else 600)}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result["memory"], indent=1))
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -4,6 +4,9 @@ Tasks get only plain data (the suite's path, the run's meta dict, the attempt) a
 nothing that holds a connection, a lock or an event loop crosses a process boundary, and the driver stays the
 one writer of the store: a worker that dies loses at most calls that were never recorded as finished.
 
+Per-provider limits (`[limits]`) travel with each task and hold per worker process: a worker plays one call
+at a time, so its in-flight cap rarely binds, and per-minute budgets add up across the workers of a cluster.
+
 On a remote cluster (`--address`) every worker needs callbench installed, the suite at the same path and the
 provider keys in its environment; a worker that finds a different suite than the driver refuses to play it.
 """
@@ -14,6 +17,7 @@ import asyncio
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import asdict, replace
 from typing import Any
 
 from ..call import Trace
@@ -37,35 +41,39 @@ def _import_ray():
     return ray
 
 
-def _run_key(meta: dict[str, Any]) -> str:
-    """Suite and run id, plus the adapter options and prices the run id leaves out: a long-lived cluster
-    worker must not reuse one run's model clients for another run that differs only in an endpoint."""
-    extra = hashlib.sha256(json.dumps([meta.get("options"), meta.get("prices")], sort_keys=True, default=str).encode())
+def _run_key(meta: dict[str, Any], limits: dict[str, Any]) -> str:
+    """Suite and run id, plus the adapter options, prices and limits the run id leaves out: a long-lived
+    cluster worker must not reuse one run's model clients for another run that differs only in an endpoint."""
+    extra = hashlib.sha256(json.dumps([meta.get("options"), meta.get("prices"), limits], sort_keys=True, default=str).encode())
     return f"{meta['suite']['sha256']}:{meta['run_id']}:{extra.hexdigest()[:12]}"
 
 
-def _worker_run(source: str, meta: dict[str, Any]):
+def _worker_run(source: str, meta: dict[str, Any], limits: dict[str, Any]):
+    from ..models.limits import ProviderLimits
     from ..suite_check import load_suite
     from .runner import config_from_run, make_cast
 
-    key = _run_key(meta)
+    key = _run_key(meta, limits)
     if key not in _WORKER_RUNS:
         suite = load_suite(source)
         if suite.sha256 != meta["suite"]["sha256"]:
             raise CallbenchError(f"the suite at {source} on this worker is not the driver's (sha256 {suite.sha256[:12]}… "
                                  f"here, {meta['suite']['sha256'][:12]}… on the driver)")
         config = config_from_run(meta)
+        if limits and not config.limits:  # run.json does not keep them
+            config = replace(config, limits={k: ProviderLimits(**v) for k, v in limits.items()})
         cast = make_cast(config)
         _WORKER_RUNS[key] = (suite, config, cast, cast.graders())
     return _WORKER_RUNS[key]
 
 
-def play_attempt(source: str, meta: dict[str, Any], candidate: str, scenario_id: str, repeat: int) -> tuple[str, str]:
+def play_attempt(source: str, meta: dict[str, Any], limits: dict[str, Any], candidate: str, scenario_id: str,
+                 repeat: int) -> tuple[str, str]:
     """One call, played and scored in a worker; returns (trace JSON, scorecard JSON)."""
     from ..grading.scorecard import score_trace_async
     from .episodes import run_attempt
 
-    suite, config, cast, graders = _worker_run(source, meta)
+    suite, config, cast, graders = _worker_run(source, meta, limits)
     attempt = Attempt(candidate, scenario_id, repeat)
 
     async def play() -> tuple[str, str]:
@@ -115,6 +123,7 @@ class RayExecutor:
             remote = ray.remote(play_attempt)
             source = str(job.suite.root)
             meta_ref = ray.put(_run_meta(job.suite, job.config))
+            limits = {k: asdict(v) for k, v in getattr(job.config, "limits", {}).items()}
             queue = list(reversed(attempts))
             in_flight: dict[Any, Attempt] = {}
             try:
@@ -123,7 +132,7 @@ class RayExecutor:
                         attempt = queue.pop()
                         if job.on_start is not None:
                             job.on_start(attempt)
-                        ref = remote.remote(source, meta_ref, attempt.candidate, attempt.scenario_id, attempt.repeat)
+                        ref = remote.remote(source, meta_ref, limits, attempt.candidate, attempt.scenario_id, attempt.repeat)
                         in_flight[ref] = attempt
                     if not in_flight:
                         break  # stopped (budget): calls already running were delivered, the rest stay pending

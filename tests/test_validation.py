@@ -529,7 +529,7 @@ def test_wrong_type(suite: Path, file: str, old: str, new: str, path: str, word:
     ("old", "new", "path", "words"),
     [
         ("  kind: queue", "  kinds: queue", "backend.kind", ["required field is missing"]),
-        ("  kind: queue", "  kind: state", "backend.kind", ["'state' is not one of", "queue"]),
+        ("  kind: queue", "  kind: service", "backend.kind", ["'service' is not one of", "queue"]),
         ("kind: split,", "kind: splat,", "channel.events[0].kind", ["'splat' is not one of", "substitute"]),
     ],
     ids=["missing", "unknown", "channel-event"],

@@ -45,7 +45,8 @@ async def _check_all(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
         for grader in default_graders():  # every deterministic check: actions, spoken values, conversation checks
             for verdict in grader.grade(trace, scenario, suite.manifest):
                 if verdict.r is not None and verdict.r != 1.0:
-                    what = {"action": "expected action", "spoken": "spoken check", "check": "conversation check"}.get(verdict.kind, verdict.kind)
+                    what = {"actions": "expected action", "spoken_checks": "spoken check", "conversation_checks": "conversation check",
+                            "state_checks": "state check"}.get(verdict.grader, verdict.grader)
                     problems.append(Problem(label, "reference", f"the reference solution fails {what} '{verdict.id}': {verdict.detail}", line))
         problems += await _alignment(suite, scenario_id, label, line)
         has_end_tool = bool(suite.agent_for(scenario).definition.end_tools)

@@ -48,7 +48,11 @@ class QueueBackend:
 
 
 def build_backend(spec: Any, knows: dict[str, Any]):
-    """The backend for a scenario's `backend:` block (only queues exist so far)."""
+    """The backend for a scenario's `backend:` block."""
     if isinstance(spec, QueueBackendSpec):
         return QueueBackend(spec, knows)
+    if getattr(spec, "kind", None) == "state":
+        from .state import StateBackend
+
+        return StateBackend(spec, knows)
     raise NotImplementedError(f"backend kind '{getattr(spec, 'kind', spec)}' is not available")

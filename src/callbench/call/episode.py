@@ -22,7 +22,7 @@ from ..spec import LoadedAgent, Scenario, evaluate
 from ..spec.matchers import MISSING, same_value
 from .channel import TextChannel
 from .trace import (CallerTurnRecord, EndRecord, Failure, Message, RoleUsage, SuiteRef, ToolCallRecord,
-                    ToolEvent, Trace)
+                    ToolEvent, Trace, WorldRecord)
 from .views import CallerView, CandidateView, check_utterance
 from .types import CandidateStep, ObservedMessage, PublicTurn, ToolCall, ToolOutcome, Usage
 
@@ -97,6 +97,9 @@ class _Episode:
             else:
                 self._end("model_error", str(exc))
         self.trace.unapplied_channel_events = self.channel.unfired()
+        snapshot = getattr(self.backend, "snapshot", None)  # stateful backends only; graders read it from the trace
+        if callable(snapshot):
+            self.trace.world = WorldRecord.model_validate(snapshot())
         timings.finished_at = dt.datetime.now(dt.timezone.utc).isoformat()
         timings.wall_seconds = time.perf_counter() - started
         return self.trace

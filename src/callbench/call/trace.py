@@ -83,6 +83,31 @@ class ToolEvent(_T):
     concluding_message: str | None = None
 
 
+def backend_events(trace: "Trace") -> list[ToolEvent]:
+    """The tool events that reached the backend, in order (unknown tools and calls over the per-turn
+    limit never do): position i here is backend call i, as the state ledger's `call_index` counts."""
+    return [e for e in trace.tool_events if e.known_tool and e.response_source != "limit"]
+
+
+class LedgerEntry(_T):
+    call_index: int = Field(description="ordinal of the backend call that made the write (see backend_events)")
+    tool: str
+    op: Literal["set", "merge", "append", "increment", "delete"]
+    path: str
+    value: Any = Field(default=None, description="the operand: value set, object merged, item appended, signed increment")
+
+
+class WorldRecord(_T):
+    """The end of a stateful world, as the backend reported it, so graders never need the live backend."""
+
+    kind: str
+    initial_sha256: str
+    final_sha256: str
+    final_state: Any = None
+    ledger: list[LedgerEntry] = Field(default_factory=list)
+    calls: int = 0
+
+
 class EndRecord(_T):
     reason: Literal["end_tool", "caller", "turn_limit", "model_error", "infrastructure"]
     after_message: int | None = None
@@ -136,6 +161,7 @@ class Trace(_T):
     tool_events: list[ToolEvent] = Field(default_factory=list)
     unapplied_channel_events: list[ChannelEventRecord] = Field(default_factory=list)
     end: EndRecord | None = None
+    world: WorldRecord | None = Field(default=None, description="final state and write ledger of a state backend")
     outcome: Literal["completed", "excluded"] = "completed"
     failure: Failure | None = None
     reruns: list[Failure] = Field(default_factory=list,

@@ -129,8 +129,9 @@ async def score_trace_async(trace: Trace, scenario: Scenario, suite: SuiteManife
 def default_graders() -> list:
     from .conversation_checks import ConversationChecks
     from .spoken_checks import SpokenChecks
+    from .state_checks import StateChecks
 
-    return [ActionGrader(), ConversationChecks(), SpokenChecks()]
+    return [ActionGrader(), ConversationChecks(), SpokenChecks(), StateChecks()]
 
 
 def _card(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list, items: list[ItemVerdict],

@@ -8,6 +8,8 @@ from .scenario import (
     CallerBrief, ChannelProgram, Count, Criterion, ExpectedAction, Persona, PlanStep, QueueBackendSpec,
     QueueEntry, ReferenceCall, ReferenceTurn, Scenario,
 )
+from .state import (ExpectedChanges, ExpectedWrite, Gates, InjectedFailure, Precondition, ProtectedFact, ReadSpec,
+                    Refusal, StateBackendSpec, StateExpectation, StateTool)
 from .suite import CallerPhrases, LoadedAgent, Suite, SuiteDefaults, SuiteManifest
 from .templates import TemplateError, make_scope, resolve
 from .validation import normalize_space, validate_suite
@@ -19,4 +21,6 @@ __all__ = [
     "SuiteManifest", "TemplateError", "ToolSpec", "evaluate", "evaluate_args", "kind_of", "load_suite_files",
     "make_scope", "normalize_space", "parse_model", "render_instructions", "resolve", "suite_hash",
     "type_problems", "validate_suite",
+    "ExpectedChanges", "ExpectedWrite", "Gates", "InjectedFailure", "Precondition", "ProtectedFact", "ReadSpec",
+    "Refusal", "StateBackendSpec", "StateExpectation", "StateTool",
 ]

@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 
 from .base import Identifier, SpecModel
 from .matchers import Matcher
+from .state import ExpectedChanges, Gates, Refusal, StateBackendSpec, StateExpectation
 
 Weight = Annotated[int, Field(ge=1, le=3)]
 
@@ -59,7 +60,7 @@ class QueueBackendSpec(SpecModel):
     defaults: dict[str, Any] = Field(default_factory=dict)
 
 
-BackendSpec = Annotated[Union[QueueBackendSpec], Field(discriminator="kind")]
+BackendSpec = Annotated[Union[QueueBackendSpec, StateBackendSpec], Field(discriminator="kind")]
 
 
 class _Event(SpecModel):
@@ -239,4 +240,8 @@ class Scenario(SpecModel):
     expected_actions: list[ExpectedAction] = Field(default_factory=list)
     criteria: list[Criterion] = Field(default_factory=list)
     spoken_checks: list[SpokenCheck] = Field(default_factory=list)
+    expected_state: StateExpectation | None = None
+    expected_changes: ExpectedChanges | None = None
+    refusal: Refusal | None = None
+    gates: Gates | None = None
     reference: list[ReferenceTurn] = Field(min_length=1)

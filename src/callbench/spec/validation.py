@@ -18,7 +18,8 @@ from jsonschema.exceptions import SchemaError
 from ..errors import Problem
 from .agent import AgentDefinition, ToolSpec
 from .matchers import type_problems
-from .scenario import Scenario, Split
+from .scenario import QueueBackendSpec, Scenario, Split
+from .state_validation import state_problems
 from .suite import Suite
 from .templates import TemplateError, make_scope, references, resolve
 from .yamlio import YamlDocument, dotted
@@ -143,7 +144,8 @@ def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefin
         if step.say:
             resolves(step.say, ("caller", "plan", i, "say"))
     # backend
-    for tool_name, entries in sc.backend.queues.items():
+    queues = sc.backend if isinstance(sc.backend, QueueBackendSpec) else QueueBackendSpec(kind="queue")
+    for tool_name, entries in queues.queues.items():
         if not known_tool(tool_name, ("backend", "queues", tool_name)):
             continue
         for j, entry in enumerate(entries):
@@ -151,9 +153,11 @@ def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefin
             check_args(dict(entry.expect), tool_name, loc + ("expect",))
             resolves(entry.respond, loc + ("respond",))
             resolves(entry.mismatch, loc + ("mismatch",))
-    for tool_name, value in sc.backend.defaults.items():
+    for tool_name, value in queues.defaults.items():
         if known_tool(tool_name, ("backend", "defaults", tool_name)):
             resolves(value, ("backend", "defaults", tool_name))
+    for loc, message, level in state_problems(sc, agent):  # state worlds, outcome checks, gates
+        report.add(label, loc, message, level)
     resolves(sc.call_context, ("call_context",))
     # channel
     for i, event in enumerate(sc.channel.events):

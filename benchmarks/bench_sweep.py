@@ -1,5 +1,7 @@
 """Sweeps at scale: executor efficiency against a provider with a fixed latency, and memory over 10,000 calls.
 
+Levels run with one event loop (the local executor) and with two worker processes (the processes
+executor), since the harness's CPU is bound by one interpreter lock per process.
 Efficiency = ideal wall time / measured wall time, where ideal = (requests × added latency) / min(concurrency, calls):
 1.0 means the harness adds nothing to the time the model itself takes. The fake provider runs in its own
 process so that its threads do not compete with the harness for the interpreter. Harness CPU per call is
@@ -38,7 +40,7 @@ def _rss_mb() -> float:
     return float("nan")
 
 
-def efficiency(levels: list[tuple[int, int]], latency: float) -> list[dict]:
+def efficiency(levels: list[tuple], latency: float) -> list[dict]:
     from callbench.runs import RunConfig, run_suite
     from callbench.suite_check import load_suite
 
@@ -49,16 +51,23 @@ def efficiency(levels: list[tuple[int, int]], latency: float) -> list[dict]:
     base_url = queue.get(timeout=30)
     rows = []
     try:
-        for concurrency, calls in levels:
+        for level in levels:
+            concurrency, calls = level[0], level[1]
+            processes = level[2] if len(level) > 2 else 1
             with tempfile.TemporaryDirectory() as tmp:
                 name = f"openai-compatible:{base_url}#fixed-latency"
                 config = RunConfig(candidates=(name,), repeats=calls, concurrency=concurrency, infra_reruns=0)
+                executor = None
+                if processes > 1:
+                    from callbench.runs.process_executor import ProcessExecutor
+
+                    executor = ProcessExecutor(processes=processes, concurrency=concurrency)
                 cpu0, wall0 = time.process_time(), time.perf_counter()
-                result = run_suite(suite, config, Path(tmp) / "r")
+                result = run_suite(suite, config, Path(tmp) / "r", executor=executor)
                 wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
                 requests = result.report["candidates"][name]["usage"]["candidate"]["calls"]
                 ideal = requests * latency / min(concurrency, calls)  # more workers than calls cannot help
-                rows.append({"concurrency": concurrency, "calls": calls, "requests": requests, "latency_s": latency,
+                rows.append({"concurrency": concurrency, "processes": processes, "calls": calls, "requests": requests, "latency_s": latency,
                              "wall_s": round(wall, 2), "ideal_s": round(ideal, 2), "efficiency": round(ideal / wall, 3),
                              "harness_cpu_ms_per_call": round(1000 * cpu / calls, 2)})
                 print(json.dumps(rows[-1]), flush=True)
@@ -96,9 +105,13 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--memory-calls", type=int, default=10_000)
     parser.add_argument("--quick", action="store_true", help="fewer calls at every level (a smoke run)")
+    parser.add_argument("--only-processes", action="store_true", help="only the multi-process levels")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "sweep.json")
     args = parser.parse_args(argv)
-    levels = [(1, 20), (10, 200), (100, 1000), (500, 1000)] if not args.quick else [(1, 4), (10, 20), (100, 100), (500, 100)]
+    levels = ([(1, 20), (10, 200), (100, 1000), (500, 1000), (100, 1000, 2), (500, 1000, 2)] if not args.quick
+              else [(1, 4), (10, 20), (100, 100), (500, 100), (100, 100, 2)])
+    if args.only_processes:
+        levels = [lv for lv in levels if len(lv) > 2]
     result = {"efficiency": efficiency(levels, args.latency),
               "memory": memory(args.memory_calls if not args.quick else 600)}
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -62,7 +62,8 @@ def run(
     resume: Optional[Path] = typer.Option(None, "--resume", help="continue an interrupted run in this folder (same suite and configuration)"),
     max_cost: Optional[float] = typer.Option(None, "--max-cost", help="stop scheduling calls before this many USD would be spent (needs prices)"),
     dry_run: bool = typer.Option(False, "--dry-run", help="estimate tokens and cost from the suite, spend nothing"),
-    executor: str = typer.Option("local", "--executor", help="local | ray"),
+    executor: str = typer.Option("local", "--executor", help="local | processes | ray"),
+    processes: int = typer.Option(2, "--processes", min=1, help="worker processes (with --executor processes)"),
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)"),
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the scores."""
@@ -151,8 +152,12 @@ def run(
         from .runs.ray_executor import RayExecutor
 
         chosen = RayExecutor(address=address, concurrency=run_config.concurrency)
+    elif executor == "processes":
+        from .runs.process_executor import ProcessExecutor
+
+        chosen = ProcessExecutor(processes=processes, concurrency=run_config.concurrency)
     elif executor != "local":
-        _fail(f"unknown executor '{executor}' (local or ray)")
+        _fail(f"unknown executor '{executor}' (local, processes or ray)")
     from .reports.progress import RunProgress
 
     try:

@@ -1,0 +1,103 @@
+"""Local worker processes: one event loop per core, the driver keeps the store.
+
+The harness's own CPU (client, engine, graders) runs under one interpreter lock per process; on a
+machine with several cores, a single event loop becomes the bottleneck long before the provider does.
+Each worker process plays its share of the attempts with its own pool of concurrent calls and sends back
+plain JSON; the driver alone writes the store, exactly as with the local and Ray executors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing as mp
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+from ..call import Trace
+from ..errors import CallbenchError
+from ..grading import Scorecard
+from .episodes import Attempt
+from .executors import AttemptJob, Deliver, _maybe_await
+
+
+def _worker(source: str, meta: dict, limits: dict, attempts: list[tuple[str, str, int]], concurrency: int,
+            results, stop_flag) -> None:
+    from ..grading.scorecard import score_trace_async
+    from .episodes import run_attempt
+    from .ray_executor import _worker_run
+
+    async def main() -> None:
+        suite, config, cast, graders = _worker_run(source, meta, limits)
+        queue = list(reversed(attempts))
+
+        async def one_worker() -> None:
+            while queue and not stop_flag.is_set():
+                candidate, scenario_id, repeat = queue.pop()
+                results.put(("start", candidate, scenario_id, repeat, None, None))
+                attempt = Attempt(candidate, scenario_id, repeat)
+                trace = await run_attempt(suite, attempt, config.seed, cast=cast, infra_reruns=config.infra_reruns)
+                card = await score_trace_async(trace, suite.scenarios[scenario_id], suite.manifest, graders)
+                results.put(("done", candidate, scenario_id, repeat, trace.to_json(), card.model_dump_json()))
+
+        try:
+            await asyncio.gather(*(one_worker() for _ in range(max(1, concurrency))))
+        finally:
+            for model in cast.models.values():
+                close = getattr(model, "aclose", None)
+                if close is not None:
+                    await close()
+
+    try:
+        asyncio.run(main())
+        results.put(("exit", None, None, None, None, None))
+    except BaseException as exc:  # noqa: BLE001 - reported to the driver, which decides
+        results.put(("error", type(exc).__name__, str(exc)[:500], None, None, None))
+
+
+class ProcessExecutor:
+    name = "processes"
+
+    def __init__(self, processes: int = 2, concurrency: int = 8):
+        self.processes = max(1, processes)
+        self.concurrency = max(1, concurrency)
+
+    async def run(self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]) -> None:
+        from .runner import _run_meta
+
+        if not attempts:
+            return
+        ctx = mp.get_context("spawn")  # a fresh interpreter: no inherited event loop, threads or sockets
+        results = ctx.Queue()
+        stop_flag = ctx.Event()
+        meta = _run_meta(job.suite, job.config)
+        limits = {k: asdict(v) for k, v in getattr(job.config, "limits", {}).items()}
+        shares = [attempts[i::self.processes] for i in range(self.processes)]
+        per_process = max(1, self.concurrency // self.processes)
+        procs = [ctx.Process(target=_worker, args=(str(job.suite.root), meta, limits,
+                                                  [(a.candidate, a.scenario_id, a.repeat) for a in share], per_process,
+                                                  results, stop_flag), daemon=True) for share in shares if share]
+        for p in procs:
+            p.start()
+        running = len(procs)
+        try:
+            while running:
+                kind, a, b, c, trace_json, card_json = await asyncio.to_thread(results.get)
+                if kind == "exit":
+                    running -= 1
+                elif kind == "error":
+                    raise CallbenchError(f"a worker process failed: {a}: {b}")
+                elif kind == "start":
+                    if job.on_start is not None:
+                        job.on_start(Attempt(a, b, c))
+                else:
+                    await _maybe_await(deliver(Attempt(a, b, c), Trace.model_validate_json(trace_json),
+                                               Scorecard.model_validate_json(card_json)))
+                    if stop():
+                        stop_flag.set()
+        finally:
+            stop_flag.set()
+            for p in procs:
+                p.join(timeout=10)
+                if p.is_alive():
+                    p.terminate()

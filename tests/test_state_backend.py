@@ -305,3 +305,21 @@ def test_unknown_and_over_limit_calls_never_reach_the_backend():
     assert [e.name for e in backend_events(trace)] == ["verify_identity"]
     assert trace.world.calls == 1 and trace.world.ledger[0].call_index == 0
     assert replay(trace, suite.scenarios["cancel-order"].backend, suite.scenarios["cancel-order"].caller.knows).ok
+
+
+def test_arguments_that_break_the_tool_schema_are_refused_before_touching_the_world():
+    import asyncio
+
+    from callbench.backends.state import StateBackend
+    from callbench.spec.state import StateBackendSpec
+
+    spec = StateBackendSpec.model_validate({
+        "kind": "state", "initial": {"points": 10},
+        "tools": {"add_points": {"effects": [{"op": "increment", "path": "points", "by": "{points}"}]}}})
+    schema = {"type": "object", "properties": {"points": {"type": "integer", "minimum": 1}}, "required": ["points"]}
+    backend = StateBackend(spec, {}, {"add_points": schema})
+    refused = asyncio.run(backend.call("add_points", {"points": -48213}))
+    assert refused.result["reason"] == "invalid_arguments" and "points" in refused.result["errors"][0]
+    assert backend.state == {"points": 10} and backend.ledger == []
+    ok = asyncio.run(backend.call("add_points", {"points": 5}))
+    assert ok.result == {"status": "ok"} and backend.state == {"points": 15}

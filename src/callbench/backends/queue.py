@@ -47,12 +47,13 @@ class QueueBackend:
         )
 
 
-def build_backend(spec: Any, knows: dict[str, Any]):
-    """The backend for a scenario's `backend:` block."""
+def build_backend(spec: Any, knows: dict[str, Any], tools: list | None = None):
+    """The backend for a scenario's `backend:` block; `tools` (the agent's) give the state backend the
+    parameter schemas it enforces. Queue backends answer by their authored matchers instead."""
     if isinstance(spec, QueueBackendSpec):
         return QueueBackend(spec, knows)
     if getattr(spec, "kind", None) == "state":
         from .state import StateBackend
 
-        return StateBackend(spec, knows)
+        return StateBackend(spec, knows, {t.name: t.parameters for t in tools or []})
     raise NotImplementedError(f"backend kind '{getattr(spec, 'kind', spec)}' is not available")

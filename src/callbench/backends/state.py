@@ -124,7 +124,13 @@ class ReplayReport:
 class StateBackend:
     """Answers tool calls from a JSON state declared in the scenario (see the module docstring)."""
 
-    def __init__(self, spec: StateBackendSpec, knows: Mapping[str, Any]):
+    def __init__(self, spec: StateBackendSpec, knows: Mapping[str, Any], schemas: Mapping[str, Any] | None = None):
+        """`schemas`: the agent's tool parameter schemas. A call that breaks its tool's schema (a negative
+        quantity where the minimum is 1, a value outside an enum) is refused before it can touch the world,
+        as a real service would refuse it."""
+        from jsonschema import Draft202012Validator
+
+        self.validators = {name: Draft202012Validator(schema) for name, schema in (schemas or {}).items()}
         self.spec = spec
         self.scope = make_scope(knows, spec.hidden)
         self.state: dict[str, Any] = interpolate(copy.deepcopy(spec.initial), lambda r, t: lookup(r, self.scope))
@@ -153,6 +159,13 @@ class StateBackend:
                                    True, "invalid_arguments"))
         if tool is None:
             return _outcome(_error("unsupported", f"{name} is not available", False, "unsupported"))
+        validator = self.validators.get(name)
+        if validator is not None:
+            errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+            if errors:
+                return ToolOutcome(result={"status": "refused", "reason": "invalid_arguments",
+                                           "errors": [f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
+                                                      for e in errors[:3]]}, source="invalid_arguments")
         failure = next((f for f in tool.failures if f.on_call == self.per_tool[name]), None)
         if failure is not None and not failure.applied:
             return _failure(failure)
@@ -300,10 +313,12 @@ def _failure(failure: InjectedFailure, checks: list[MatchResult] | None = None) 
     return ToolOutcome(result=result, source="injected_failure", matcher_results=list(checks or []))
 
 
-def replay(trace: Trace, spec: StateBackendSpec, knows: Mapping[str, Any]) -> ReplayReport:
+def replay(trace: Trace, spec: StateBackendSpec, knows: Mapping[str, Any],
+           schemas: Mapping[str, Any] | None = None) -> ReplayReport:
     """Feed the trace's backend calls, in order, to a fresh backend and compare every answer, the ledger
-    and the final state with what the trace recorded. Any difference is named."""
-    backend = StateBackend(spec, knows)
+    and the final state with what the trace recorded. Any difference is named. Pass the agent's tool
+    schemas when the run had them (runs always do)."""
+    backend = StateBackend(spec, knows, schemas)
     report = ReplayReport(calls=0)
     for i, event in enumerate(backend_events(trace)):
         outcome = backend.handle(event.name, event.arguments)

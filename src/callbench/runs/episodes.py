@@ -176,6 +176,6 @@ async def _run_once(suite: Suite, attempt: Attempt, run_seed: int, cast: Cast,
                          repeat=attempt.repeat, seed=seed, max_caller_turns=defaults.max_caller_turns,
                          max_tool_calls_per_turn=defaults.max_tool_calls_per_turn)
     candidate = candidate or cast.entry(attempt.candidate).make(scenario)
-    backend = build_backend(scenario.backend, scenario.caller.knows)
+    backend = build_backend(scenario.backend, scenario.caller.knows, agent.definition.tools)
     channel = TextChannel(scenario.channel, scenario.caller.knows, random.Random(derive_seed(seed, "channel")))
     return await run_episode(setup, candidate, caller, backend, channel)

@@ -315,6 +315,29 @@ def export(
         store.close()
 
 
+import_app = typer.Typer(no_args_is_help=True, help="Convert scenarios from other benchmarks into a callbench suite.")
+app.add_typer(import_app, name="import")
+
+
+@import_app.command("openvoicecs")
+def import_openvoicecs(
+    file: Path = typer.Argument(..., help="OpenVoiceCS scenarios JSON (a list, or an object with 'scenarios')"),
+    out_dir: Path = typer.Argument(..., help="folder to write the suite into"),
+) -> None:
+    """Convert OpenVoiceCS-Bench scenarios into a state-backend suite; what cannot be converted is listed per scenario."""
+    from .importers import ImportFormatError, convert_openvoicecs
+
+    try:
+        report = convert_openvoicecs(file, out_dir)
+    except ImportFormatError as exc:
+        _fail(str(exc))
+    for s in report.scenarios:
+        typer.echo(f"{s.id}: {'SKIPPED' if s.skipped else 'converted'} - {len(s.converted)} converted, "
+                   f"{len(s.approximated)} approximated, {len(s.dropped)} dropped")
+    typer.echo(f"{report.converted_count} of {len(report.scenarios)} scenarios -> {out_dir} "
+               f"({len(report.agents)} agents); report: {Path(out_dir) / 'CONVERSION.md'}")
+
+
 @app.command()
 def show(trace: Path = typer.Argument(..., help="a trace file written by `callbench run`")) -> None:
     """Print one call as a transcript, with tool calls and channel damage marked."""

@@ -1,0 +1,771 @@
+"""Convert OpenVoiceCS-Bench scenarios into a callbench suite that uses the state backend.
+
+OpenVoiceCS-Bench (github.com/0daycloud/openvoicecs-bench, data CC BY 4.0) describes a call as an
+initial state, tools with `required_arguments`, `preconditions` and `state_updates`, scripted
+customer turns, and an oracle block (expected and forbidden tool calls, expected state, auth,
+grounding, privacy and policy events). This importer maps what callbench can grade deterministically:
+
+* `initial_state` -> `backend.initial` (kind `state`);
+* each tool -> a state tool: its `required_arguments` become argument checks (preconditions against
+  a private `_openvoicecs` node of the state, so a call with other values is refused and changes
+  nothing, as a replay would), its `preconditions` become `eq` preconditions, its `state_updates`
+  become `set` effects and its `result` the answer;
+* customer turns -> scripted-caller plan steps; `customer_profile` -> what the caller knows;
+* expected tool calls -> expected actions with `eq` matchers, forbidden calls -> `count: exactly 0`;
+* `expected_state` -> `expected_state` matchers on every leaf; auth -> `gates`;
+* a reference solution that calls the expected tools in order and ends the call.
+
+Everything else (grounding claims, privacy patterns, policy events, latency budgets, audio) is listed
+per scenario in the conversion report as approximated or dropped, never silently lost.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SUITE_ID = "openvoicecs-import"
+PRIVATE = "_openvoicecs"
+END_TOOL = "end_call"
+DATETIME = "2026-01-15T10:00:00+00:00"
+
+SCENARIO_KEYS = {"id", "domain", "track", "difficulty", "customer_goal", "customer_profile", "conversation",
+                 "initial_state", "policy", "tools", "experience", "oracle", "tags"}
+TOOL_KEYS = {"name", "description", "required_arguments", "generated_arguments", "preconditions", "state_updates",
+             "result"}
+ORACLE_KEYS = {"expected_tool_calls", "forbidden_tool_calls", "required_events", "forbidden_events", "grounding",
+               "privacy", "auth", "expected_state", "reference_response", "forbidden_event_triggers"}
+POLICY_KEYS = {"summary", "required_actions", "required_events"}
+AUTH_KEYS = {"required_events", "verification_events", "protected_tools", "forbidden_events"}
+
+CALLER_PHRASES = {
+    "goodbye": ["goodbye", "bye", "have a good", "take care"],
+    "idle": ["Sorry, what was that?", "Okay.", "Hello? Are you still there?"],
+    "closing": "Okay, thanks. Bye.",
+}
+
+GREETING_CUE = "help"
+DETAILS_CUE = "account details"
+MORE_CUE = "anything else"
+
+
+class ImportFormatError(ValueError):
+    """The source file cannot be read as OpenVoiceCS scenarios; names the file and the field."""
+
+    def __init__(self, file: str | Path, field_path: str, message: str):
+        self.file, self.field, self.message = str(file), field_path, message
+        super().__init__(f"{file}: {field_path}: {message}")
+
+
+@dataclass
+class ScenarioConversion:
+    id: str
+    agent: str
+    file: str | None
+    converted: list[str] = field(default_factory=list)
+    approximated: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    skipped: bool = False
+
+
+@dataclass
+class ConversionReport:
+    source: str
+    out_dir: str
+    suite_id: str
+    attribution: dict[str, str]
+    agents: dict[str, list[str]]
+    scenarios: list[ScenarioConversion]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def converted_count(self) -> int:
+        return sum(not s.skipped for s in self.scenarios)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_markdown(self) -> str:
+        lines = [f"# Conversion report: {self.suite_id}", "",
+                 f"Source: `{self.source}`", "",
+                 "Attribution: " + "; ".join(f"{k}: {v}" for k, v in self.attribution.items()), "",
+                 f"{self.converted_count} of {len(self.scenarios)} scenarios converted into "
+                 f"{len(self.agents)} agents ({', '.join(sorted(self.agents))}).", ""]
+        if self.notes:
+            lines += ["## Notes for every scenario", ""] + [f"- {n}" for n in self.notes] + [""]
+        lines += ["## Summary", "", "| scenario | agent | converted | approximated | dropped |", "|---|---|---|---|---|"]
+        for s in self.scenarios:
+            name = s.id + (" (skipped)" if s.skipped else "")
+            lines.append(f"| {name} | {s.agent} | {len(s.converted)} | {len(s.approximated)} | {len(s.dropped)} |")
+        lines.append("")
+        for s in self.scenarios:
+            lines += [f"## {s.id}", "", f"agent `{s.agent}`, file `{s.file or '-'}`" + (" - SKIPPED" if s.skipped else ""), ""]
+            for title, items in (("Converted", s.converted), ("Approximated", s.approximated), ("Dropped", s.dropped)):
+                lines.append(f"**{title}** ({len(items)})")
+                lines.append("")
+                lines += [f"- {i}" for i in items] or ["- (none)"]
+                lines.append("")
+        return "\n".join(lines)
+
+
+# --- reading ----------------------------------------------------------------------------------------
+
+def _load(source: Path) -> dict[str, Any]:
+    if not source.is_file():
+        raise ImportFormatError(source, "<file>", "no such file")
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(source, "<file>", f"not UTF-8 text ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(source, "<json>", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if isinstance(data, list):
+        data = {"scenarios": data}
+    if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
+        raise ImportFormatError(source, "scenarios", "expected a list of scenarios (or an object with a 'scenarios' list)")
+    if not data["scenarios"]:
+        raise ImportFormatError(source, "scenarios", "the list is empty")
+    seen: set[str] = set()
+    for i, s in enumerate(data["scenarios"]):
+        where = f"scenarios[{i}]"
+        if not isinstance(s, dict):
+            raise ImportFormatError(source, where, "expected an object")
+        _need(source, s, where, "id", str)
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.\-]*", s["id"]):
+            raise ImportFormatError(source, f"{where}.id", f"{s['id']!r} is not a portable identifier")
+        if s["id"] in seen:
+            raise ImportFormatError(source, f"{where}.id", f"duplicate id {s['id']!r}")
+        seen.add(s["id"])
+        where = f"scenarios[{i}] ({s['id']})"
+        _need(source, s, where, "initial_state", dict)
+        _need(source, s, where, "tools", list)
+        _need(source, s, where, "conversation", list)
+        _need(source, s, where, "oracle", dict)
+        for key, kind in (("customer_profile", dict), ("policy", dict), ("customer_goal", str), ("domain", str),
+                          ("tags", list)):
+            if key in s and not isinstance(s[key], kind):
+                raise ImportFormatError(source, f"{where}.{key}", f"expected {kind.__name__}")
+        for j, t in enumerate(s["tools"]):
+            if not isinstance(t, dict):
+                raise ImportFormatError(source, f"{where}.tools[{j}]", "expected an object")
+            _need(source, t, f"{where}.tools[{j}]", "name", str)
+            for key in ("required_arguments", "generated_arguments", "result"):
+                if key in t and not isinstance(t[key], dict):
+                    raise ImportFormatError(source, f"{where}.tools[{j}].{key}", "expected an object")
+            for key in ("preconditions", "state_updates"):
+                for k, u in enumerate(t.get(key) or []):
+                    if not isinstance(u, dict) or not isinstance(u.get("path"), str) or "value" not in u:
+                        raise ImportFormatError(source, f"{where}.tools[{j}].{key}[{k}]", "expected {path, value}")
+        for j, turn in enumerate(s["conversation"]):
+            if not isinstance(turn, dict) or not isinstance(turn.get("text"), str):
+                raise ImportFormatError(source, f"{where}.conversation[{j}]", "expected {role, text}")
+        for key in ("expected_tool_calls", "forbidden_tool_calls"):
+            calls = s["oracle"].get(key, [])
+            if not isinstance(calls, list):
+                raise ImportFormatError(source, f"{where}.oracle.{key}", "expected a list")
+            for j, c in enumerate(calls):
+                if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not isinstance(c.get("arguments", {}), dict):
+                    raise ImportFormatError(source, f"{where}.oracle.{key}[{j}]", "expected {name, arguments}")
+        if "expected_state" in s["oracle"] and not isinstance(s["oracle"]["expected_state"], dict):
+            raise ImportFormatError(source, f"{where}.oracle.expected_state", "expected an object")
+    return data
+
+
+def _need(source: Path, obj: dict, where: str, key: str, kind: type) -> None:
+    if key not in obj:
+        raise ImportFormatError(source, f"{where}.{key}", "missing")
+    if not isinstance(obj[key], kind):
+        raise ImportFormatError(source, f"{where}.{key}", f"expected {kind.__name__}, got {type(obj[key]).__name__}")
+
+
+# --- helpers ----------------------------------------------------------------------------------------
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "general"
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ").strip()
+
+
+def _json_type(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return None
+
+
+def _has_braces(value: Any) -> bool:
+    """Would callbench read part of this value as a `{placeholder}` or `${template}`?"""
+    if isinstance(value, str):
+        return "{" in value or "}" in value
+    if isinstance(value, dict):
+        return any(_has_braces(k) or _has_braces(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_braces(v) for v in value)
+    return False
+
+
+def _leaves(obj: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(obj, dict) and obj:
+        out = []
+        for k, v in obj.items():
+            out += _leaves(v, f"{prefix}.{k}" if prefix else str(k))
+        return out
+    return [(prefix, obj)]
+
+
+def _scalar_text(value: Any) -> str:
+    return json.dumps(value) if not isinstance(value, str) else value
+
+
+def _mentioned(value: Any, texts: list[str]) -> bool:
+    needle = _scalar_text(value).lower()
+    return bool(needle) and any(needle in t.lower() for t in texts)
+
+
+def _set_effects(updates: list[dict], state: dict, notes: list[str], tool: str) -> list[dict]:
+    """`set` effects for the updates, applied to `state` as they go. OpenVoiceCS creates missing parents;
+    callbench's `set` never does, so a missing parent becomes one `set` of a nested object at the first
+    missing segment (the deepest existing object is its parent)."""
+    effects = []
+    for u in updates:
+        segments = u["path"].split(".")
+        node, i = state, 0
+        while i < len(segments) - 1 and isinstance(node.get(segments[i]), dict):
+            node = node[segments[i]]
+            i += 1
+        if i == len(segments) - 1:
+            effects.append({"op": "set", "path": u["path"], "value": copy.deepcopy(u["value"])})
+            node[segments[-1]] = copy.deepcopy(u["value"])
+            continue
+        value: Any = copy.deepcopy(u["value"])
+        for seg in reversed(segments[i + 1:]):
+            value = {seg: value}
+        at = ".".join(segments[:i + 1])
+        replaced = segments[i] in node
+        effects.append({"op": "set", "path": at, "value": value})
+        node[segments[i]] = copy.deepcopy(value)
+        notes.append(f"{tool}: state update `{u['path']}` has no parent object yet "
+                     f"({'a non-object value is replaced' if replaced else 'it is created'}): written as one `set` "
+                     f"of `{at}` to {json.dumps(value)} (callbench's set never invents parents)")
+    return effects
+
+
+# --- the conversion ---------------------------------------------------------------------------------
+
+@dataclass
+class _ToolInfo:
+    description: str = ""
+    params: dict[str, set[str]] = field(default_factory=dict)
+    required_votes: list[set[str]] = field(default_factory=list)
+    generated: set[str] = field(default_factory=set)
+    declared: bool = False
+    descriptions: set[str] = field(default_factory=set)
+
+
+def _domain_tools(scenarios: list[dict]) -> dict[str, _ToolInfo]:
+    tools: dict[str, _ToolInfo] = {}
+
+    def note(name: str, args: dict) -> _ToolInfo:
+        info = tools.setdefault(name, _ToolInfo())
+        for k, v in args.items():
+            kinds = info.params.setdefault(k, set())
+            if _json_type(v):
+                kinds.add(_json_type(v))
+        return info
+
+    for s in scenarios:
+        for t in s["tools"]:
+            info = note(t["name"], t.get("required_arguments") or {})
+            info.declared = True
+            info.descriptions.add(str(t.get("description") or "").strip())
+            generated = set((t.get("generated_arguments") or {}))
+            info.generated |= generated
+            info.required_votes.append(set(t.get("required_arguments") or {}) - generated)
+        for c in s["oracle"].get("expected_tool_calls", []) + s["oracle"].get("forbidden_tool_calls", []):
+            note(c["name"], c.get("arguments") or {})
+    return tools
+
+
+def _tool_spec(name: str, info: _ToolInfo, notes: list[str]) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    for arg, kinds in sorted(info.params.items()):
+        kinds = set(kinds)
+        if kinds == {"integer", "number"}:
+            kinds = {"number"}
+        if len(kinds) != 1:
+            chosen = sorted(kinds)[0] if kinds else "string"
+            notes.append(f"tool {name}: argument {arg} has values of types {sorted(kinds) or ['null']}; declared as {chosen}")
+            kinds = {chosen}
+        prop: dict[str, Any] = {"type": kinds.pop()}
+        if arg in info.generated:
+            prop["description"] = "assigned by the system; may be omitted"
+        props[arg] = prop
+    required = sorted(set.intersection(*info.required_votes)) if info.required_votes else []
+    # a description is kept only when every declaration in the domain agrees: one scenario's hint
+    # ("Distractor: ...") must not mislead the candidate in another scenario where the tool is right
+    description = next(iter(info.descriptions)) if len(info.descriptions) == 1 else ""
+    description = description or (_words(name).capitalize() + ".")
+    if not info.declared:
+        description += " (Not available on every call.)"
+    return {"name": name, "description": description,
+            "parameters": {"type": "object", "properties": props, "required": required}}
+
+
+def _respond(tool: dict) -> dict[str, Any]:
+    result = tool.get("result")
+    if isinstance(result, dict) and result:
+        return {"status": "ok", **copy.deepcopy(result)} if "status" not in result else copy.deepcopy(result)
+    return {"status": "ok"}
+
+
+def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo], desk: str
+                      ) -> tuple[dict[str, Any] | None, ScenarioConversion]:
+    sid = s["id"]
+    rep = ScenarioConversion(id=sid, agent=agent_id, file=None)
+    conv, approx, drop = rep.converted, rep.approximated, rep.dropped
+    oracle = s["oracle"]
+    tools = {t["name"]: t for t in s["tools"]}
+    expected = oracle.get("expected_tool_calls", [])
+    forbidden = oracle.get("forbidden_tool_calls", [])
+
+    # anything callbench reads as a template cannot be carried over safely
+    for what, value in (("initial_state", s["initial_state"]), ("tools", s["tools"]),
+                        ("expected_state", oracle.get("expected_state", {})), ("expected_tool_calls", expected),
+                        ("forbidden_tool_calls", forbidden)):
+        if _has_braces(value):
+            rep.skipped = True
+            drop.append(f"whole scenario: {what} contains '{{' or '}}', which callbench would read as a placeholder")
+            return None, rep
+    if PRIVATE in s["initial_state"]:
+        rep.skipped = True
+        drop.append(f"whole scenario: initial_state uses the key {PRIVATE!r} the importer reserves")
+        return None, rep
+    customer_turns = [t for t in s["conversation"] if t.get("role", "customer") == "customer" and t["text"].strip()]
+    if not customer_turns:
+        rep.skipped = True
+        drop.append("whole scenario: no customer turn to script the caller with")
+        return None, rep
+
+    # unknown structure is named, never silently ignored
+    for key in sorted(set(s) - SCENARIO_KEYS):
+        drop.append(f"field `{key}`: not a known OpenVoiceCS field")
+    for key in sorted(set(oracle) - ORACLE_KEYS):
+        drop.append(f"oracle.{key}: not a known OpenVoiceCS field")
+    for name, t in tools.items():
+        for key in sorted(set(t) - TOOL_KEYS):
+            drop.append(f"tool {name}.{key}: not a known OpenVoiceCS tool field")
+
+    track = s.get("track", "text_to_action")
+    if track == "text_to_action":
+        conv.append("track text_to_action")
+    elif "audio" in track or "voice" in track:
+        approx.append(f"track {track}: run as a text call with the scripted caller (the customer turns' text)")
+        drop.append(f"track {track}: audio variants (TTS WAVs, audio manifests) are not part of the source file and are not converted")
+    else:
+        approx.append(f"track {track}: run as a text call; only the deterministic items below are graded")
+
+    # --- caller --------------------------------------------------------------------------------
+    profile = s.get("customer_profile") or {}
+    knows = {k: v for k, v in profile.items() if isinstance(v, (str, int, float, bool))}
+    for k in sorted(set(profile) - set(knows)):
+        drop.append(f"customer_profile.{k}: not a scalar, not given to the caller")
+    name = str(profile.get("name") or "the customer")
+    texts = [t["text"] for t in customer_turns]
+    for t in s["conversation"]:
+        if t not in customer_turns:
+            drop.append(f"conversation turn with role {t.get('role')!r}: only customer turns are scripted "
+                        f"(the candidate writes the agent's side)")
+    plan = [{"id": "turn1", "trigger": "the agent greets you and asks how it can help",
+             "meaning": texts[0], "say": texts[0], "cue": [GREETING_CUE]}]
+    unsaid = {k: v for k, v in knows.items() if k != "name" and not _mentioned(v, texts)}
+    details_step = bool(unsaid)
+    if details_step:
+        parts = [f"my {_words(k)} is ${{caller.knows.{k}}}" for k in knows if k != "name"]
+        intro = f"My name is ${{caller.knows.name}}, " if "name" in knows else ""
+        plan.append({"id": "details", "trigger": "the agent asks for your account details",
+                     "meaning": "give your name and the identifiers from your profile",
+                     "say": (intro + ", ".join(parts) + ".")[:1].upper() + (intro + ", ".join(parts) + ".")[1:],
+                     "cue": [DETAILS_CUE]})
+        approx.append("customer_profile: the source turns never state " + ", ".join(f"{k}={v}" for k, v in unsaid.items())
+                      + "; an extra caller step `details` gives the profile when the agent asks for account details")
+    for n, text in enumerate(texts[1:], start=2):
+        plan.append({"id": f"turn{n}", "trigger": "the agent acknowledges you and asks if there is anything else",
+                     "meaning": text, "say": text, "cue": [MORE_CUE]})
+    conv.append(f"conversation: {len(texts)} customer turn(s) -> scripted caller plan steps (say = the turn text; "
+                f"cues '{GREETING_CUE}'" + (f", '{DETAILS_CUE}'" if details_step else "")
+                + (f", '{MORE_CUE}'" if len(texts) > 1 else "") + ")")
+    conv.append(f"customer_profile -> caller.knows ({', '.join(knows) or 'nothing'})")
+    if s.get("customer_goal"):
+        conv.append("customer_goal -> caller.reason and scenario title")
+    approx.append(f"caller.datetime: the source has no call time; fixed at {DATETIME}")
+
+    # --- backend -------------------------------------------------------------------------------
+    required_store: dict[str, dict[str, Any]] = {}
+    state_tools: dict[str, Any] = {}
+    sim = copy.deepcopy(s["initial_state"])
+    order = [c["name"] for c in expected if c["name"] in tools]
+    order += [n for n in tools if n not in order]
+    effects_of: dict[str, list[dict]] = {}
+    nested_notes: list[str] = []
+    for tname in order:
+        if tname in effects_of:
+            continue
+        t = tools[tname]
+        base = sim if tname in [c["name"] for c in expected] else copy.deepcopy(s["initial_state"])
+        effects_of[tname] = _set_effects(t.get("state_updates") or [], base, nested_notes, tname)
+    approx += nested_notes
+    for tname, t in tools.items():
+        req = t.get("required_arguments") or {}
+        gen = t.get("generated_arguments") or {}
+        model_req = {k: v for k, v in req.items() if k not in gen}
+        pre: list[dict] = []
+        if model_req:
+            required_store[tname] = copy.deepcopy(model_req)
+            for k in model_req:
+                pre.append({"name": f"arg_{k}", "path": f"{PRIVATE}.required_arguments.{tname}.{k}",
+                            "match": {"eq": "{" + k + "}"}, "message": f"the {_words(k)} does not match our records"})
+        for i, p in enumerate(t.get("preconditions") or [], start=1):
+            if p["value"] is None:
+                match: dict[str, Any] = {"absent": True}
+                approx.append(f"{tname}: precondition `{p['path']}` == null -> `absent` (missing or null)")
+            else:
+                match = {"eq": copy.deepcopy(p["value"])}
+            pre.append({"name": f"pre_{i}", "path": p["path"], "match": match,
+                        "message": "this request cannot be completed at this point"})
+        entry: dict[str, Any] = {}
+        if pre:
+            entry["preconditions"] = pre
+        if effects_of.get(tname):
+            entry["effects"] = effects_of[tname]
+        entry["respond"] = _respond(t)
+        info = agent_tools[tname]
+        if len(info.descriptions) > 1 and str(t.get("description") or "").strip():
+            approx.append(f"tool {tname}: its description differs across the domain's scenarios, so the agent shows a "
+                          f"neutral one; not shown: {str(t.get('description')).strip()!r}")
+        shared = set.intersection(*info.required_votes) if info.required_votes else set()
+        for k in sorted(set(model_req) - shared):
+            approx.append(f"tool {tname}: argument {k} is required here but optional in the {agent_id} agent (another "
+                          f"scenario declares the tool without it); a call without it is refused as missing_argument")
+        state_tools[tname] = entry
+        conv.append(f"tool {tname}: required_arguments ({', '.join(req) or 'none'}) -> parameters and argument checks; "
+                    f"{len(t.get('preconditions') or [])} precondition(s); {len(t.get('state_updates') or [])} state "
+                    f"update(s) -> set effects; " + ("result -> respond" if t.get("result") else "respond {status: ok} (no result given)"))
+        for k, v in gen.items():
+            approx.append(f"{tname}.{k} is a generated (system-assigned) argument: optional; a call counts when it is "
+                          f"omitted or equals {json.dumps(v)}; a different value is not refused by the backend "
+                          f"(the source fills it in when omitted)")
+    for tname in sorted(agent_tools):
+        if tname not in state_tools:
+            state_tools[tname] = {"respond": {"status": "error", "reason": "unsupported", "retryable": False,
+                                              "message": "this action is not available on this call"}}
+            if tname in [c["name"] for c in forbidden]:
+                approx.append(f"tool {tname} appears only in a forbidden call: declared to the agent with parameters "
+                              f"inferred from the forbidden arguments; it answers 'unsupported' and changes nothing")
+    state_tools[END_TOOL] = {"respond": {"status": "ended"}}
+    initial = copy.deepcopy(s["initial_state"])
+    initial[PRIVATE] = {"required_arguments": required_store}
+    conv.append(f"initial_state -> backend.initial ({len(s['initial_state'])} top-level key(s))")
+    approx.append(f"required argument values live in a private `{PRIVATE}` node of the state so a call with other "
+                  f"values is refused and changes nothing; strings are compared exactly (the source normalizes case "
+                  f"and separators, e.g. 'damaged item' == 'damaged_item')")
+
+    # --- grading -------------------------------------------------------------------------------
+    actions: list[dict] = []
+    for n, c in enumerate(expected, start=1):
+        t = tools.get(c["name"])
+        gen = (t or {}).get("generated_arguments") or {}
+        args = {}
+        for k, v in (c.get("arguments") or {}).items():
+            args[k] = {"any": [{"absent": True}, {"eq": v}]} if k in gen and gen[k] == v else {"eq": v}
+        action: dict[str, Any] = {"id": f"call{n}_{c['name']}", "tool": c["name"], "args": args, "weight": 2}
+        if t is not None:
+            action["result"] = {"status": {"eq": _respond(t)["status"]}}
+        else:
+            approx.append(f"expected call {c['name']} has no tool declaration in the scenario: it can never succeed")
+        actions.append(action)
+    if expected:
+        conv.append(f"oracle.expected_tool_calls ({len(expected)}) -> expected actions with eq matchers and a result "
+                    f"matcher (only calls the backend accepted count)")
+        approx.append("the order of expected calls is not graded itself; the preconditions enforce the order the "
+                      "source's state requires")
+    undisclosed = []
+    for c in expected:
+        gen = (tools.get(c["name"]) or {}).get("generated_arguments") or {}
+        for k, v in (c.get("arguments") or {}).items():
+            returned = [_scalar_text(x) for t in tools.values() for _, x in _leaves(t.get("result") or {})]
+            if k not in gen and not _mentioned(v, texts + [_scalar_text(x) for x in knows.values()] + returned):
+                undisclosed.append(f"{c['name']}.{k}={json.dumps(v)}")
+    if undisclosed:
+        approx.append("required argument values the caller never states and no tool returns (the candidate must "
+                      "infer them; the source agent may have read them from records): " + ", ".join(undisclosed))
+    for n, c in enumerate(forbidden, start=1):
+        gen = (tools.get(c["name"]) or {}).get("generated_arguments") or {}
+        args = {}
+        for k, v in (c.get("arguments") or {}).items():
+            args[k] = {"any": [{"absent": True}, {"eq": v}]} if k in gen and gen[k] == v else {"eq": v}
+        actions.append({"id": f"forbidden{n}_{c['name']}", "tool": c["name"], "args": args,
+                        "count": {"exactly": 0}, "weight": 2})
+    if forbidden:
+        conv.append(f"oracle.forbidden_tool_calls ({len(forbidden)}) -> expected actions with count exactly 0 "
+                    f"(arguments as eq matchers, so only that call pattern is forbidden)")
+    actions.append({"id": "end", "tool": END_TOOL, "result": {"status": {"eq": "ended"}}})
+
+    scenario: dict[str, Any] = {
+        "id": sid, "agent": agent_id, "title": s.get("customer_goal") or sid, "language": "en",
+        "difficulty": s.get("difficulty") if s.get("difficulty") in ("easy", "medium", "hard") else "medium",
+        "tags": list(dict.fromkeys(["openvoicecs", track, s.get("domain", "general")]
+                                   + [str(tag).split(":")[0].strip() for tag in s.get("tags") or []])),
+        "caller": {
+            "context": f"You are {name}, calling the {desk} about your account.",
+            "reason": s.get("customer_goal") or texts[0],
+            "knows": knows,
+            "persona": {"patience": "high"},
+            "datetime": DATETIME,
+            "plan": plan,
+        },
+        "backend": {"kind": "state", "initial": initial, "tools": state_tools},
+        "expected_actions": actions,
+    }
+    if s.get("difficulty") not in ("easy", "medium", "hard"):
+        approx.append(f"difficulty {s.get('difficulty')!r} -> medium")
+    else:
+        conv.append("difficulty and tags (a tag's explanation after ':' is left out of the tag)")
+
+    exp_state = oracle.get("expected_state")
+    if exp_state:
+        leaves = _leaves(exp_state)
+        scenario["expected_state"] = {"paths": {p: {"eq": v} for p, v in leaves}}
+        conv.append(f"oracle.expected_state -> expected_state ({len(leaves)} leaf path(s), eq matchers; "
+                    f"paths the source does not name are not graded, as in a subset check)")
+    else:
+        drop.append("oracle.expected_state: absent in the source, no outcome check")
+
+    auth = oracle.get("auth") or {}
+    for key in sorted(set(auth) - AUTH_KEYS):
+        drop.append(f"oracle.auth.{key}: not a known OpenVoiceCS field")
+    protected = [p for p in auth.get("protected_tools") or [] if p in agent_tools]
+    verify_tool = next((c["name"] for c in expected if c["name"].startswith("verify") and c["name"] in tools), None)
+    if protected and verify_tool:
+        scenario["gates"] = {"verification_tool": verify_tool,
+                             "verification_success": {"path": "status", "equals": _respond(tools[verify_tool])["status"]},
+                             "protected_tools": protected}
+        conv.append(f"oracle.auth.protected_tools ({', '.join(protected)}) -> gates with verification tool {verify_tool} "
+                    f"(verification_events {auth.get('verification_events') or []})")
+        if auth.get("forbidden_events"):
+            approx.append(f"oracle.auth.forbidden_events {auth['forbidden_events']} -> the verification_gate "
+                          f"(a protected tool called before a successful verification result)")
+    elif protected:
+        drop.append(f"oracle.auth: protected tools {protected} but no verification tool in the scenario, so no gate "
+                    f"(the forbidden calls still forbid what the source forbids)"
+                    + (f"; auth.forbidden_events {auth['forbidden_events']} not graded" if auth.get("forbidden_events") else ""))
+    if auth.get("required_events"):
+        approx.append(f"oracle.auth.required_events {auth['required_events']} -> the expected verification call")
+
+    # --- the reference solution -------------------------------------------------------------------
+    reference: list[dict] = [{"say": f"Hello, you have reached the {desk}. How can I help you today?"}]
+    for step in plan[1:]:
+        if step["id"] == "details":
+            reference.append({"say": "I can help with that. First, please give me your name and your account details."})
+        else:
+            reference.append({"say": "Thank you, I have noted that. Please go on: is there anything else I should know?"})
+    for n, c in enumerate(expected):
+        call = {"tool": c["name"], "args": copy.deepcopy(c.get("arguments") or {})}
+        if n == 0:
+            reference.append({"calls": [call], "say": "Thank you. One moment while I take care of that."})
+        else:
+            reference.append({"same_turn": True, "calls": [call], "say": "That went through. Next step."})
+    closing = (oracle.get("reference_response") or "Everything is taken care of.").strip()
+    reference.append({"same_turn": bool(expected), "calls": [{"tool": END_TOOL, "args": {}}],
+                      "say": f"{closing} Thank you for calling. Goodbye!"})
+    scenario["reference"] = reference
+    conv.append("reference solution: the expected calls in order with the expected arguments, then end_call"
+                + ("; oracle.reference_response is its closing line" if oracle.get("reference_response") else ""))
+
+    # --- what has no deterministic equivalent ------------------------------------------------------
+    policy = s.get("policy") or {}
+    if policy.get("summary") or policy.get("required_actions"):
+        approx.append(f"policy.summary/required_actions -> the {agent_id} agent's instructions (shared by every "
+                      f"scenario of the domain, not per call)")
+    for key in sorted(set(policy) - POLICY_KEYS):
+        drop.append(f"policy.{key}: not a known OpenVoiceCS field")
+    if policy.get("required_events"):
+        drop.append(f"policy.required_events {policy['required_events']}: policy events have no callbench equivalent")
+    for key in ("required_events", "forbidden_events"):
+        if oracle.get(key):
+            drop.append(f"oracle.{key} {oracle[key]}: policy events are not graded (tool calls and state are)")
+    if oracle.get("forbidden_event_triggers"):
+        kinds = sorted({str((v or {}).get("kind")) for v in oracle["forbidden_event_triggers"].values() if isinstance(v, dict)})
+        drop.append(f"oracle.forbidden_event_triggers ({', '.join(oracle['forbidden_event_triggers'])}; kinds {kinds}): "
+                    f"covered only where a forbidden call or the verification gate expresses the same thing")
+    grounding = oracle.get("grounding") or {}
+    if grounding.get("required_claims"):
+        drop.append("oracle.grounding.required_claims " + ", ".join(
+            f"{c.get('id')} (any of {c.get('any_terms')})" for c in grounding["required_claims"] if isinstance(c, dict))
+            + ": spoken text claims are not graded deterministically")
+    if grounding.get("forbidden_claims"):
+        drop.append("oracle.grounding.forbidden_claims " + ", ".join(
+            f"{c.get('id')} ({c.get('severity')})" for c in grounding["forbidden_claims"] if isinstance(c, dict))
+            + ": regex claims on agent text are not graded")
+    if "max_hallucinations_per_turn" in grounding:
+        drop.append(f"oracle.grounding.max_hallucinations_per_turn={grounding['max_hallucinations_per_turn']}: not graded")
+    for key in sorted(set(grounding) - {"required_claims", "forbidden_claims", "max_hallucinations_per_turn"}):
+        drop.append(f"oracle.grounding.{key}: not converted")
+    privacy = oracle.get("privacy") or {}
+    if privacy.get("forbidden_disclosures"):
+        drop.append("oracle.privacy.forbidden_disclosures " + ", ".join(
+            f"{d.get('id')} ({d.get('category')})" for d in privacy["forbidden_disclosures"] if isinstance(d, dict))
+            + ": regex patterns over agent text are not graded (gates protect only known values)")
+    for key in ("required_events", "forbidden_events"):
+        if privacy.get(key):
+            drop.append(f"oracle.privacy.{key} {privacy[key]}: privacy events are not graded")
+    for key in sorted(set(privacy) - {"forbidden_disclosures", "required_events", "forbidden_events"}):
+        drop.append(f"oracle.privacy.{key}: not converted")
+    if s.get("experience"):
+        drop.append("experience " + json.dumps(s["experience"], sort_keys=True)
+                    + ": word and latency budgets are not graded (callbench records latency operationally)")
+    return scenario, rep
+
+
+def _instructions(agent_id: str, desk: str, scenarios: list[dict], attribution: dict[str, str]) -> str:
+    summaries, actions = [], []
+    for s in scenarios:
+        policy = s.get("policy") or {}
+        if policy.get("summary") and policy["summary"] not in summaries:
+            summaries.append(policy["summary"])
+        for a in policy.get("required_actions") or []:
+            if a not in actions:
+                actions.append(a)
+    lines = [f"You are the phone agent of the {desk}.", "",
+             "How to work:",
+             "- Find out what the caller needs, ask for the account details you need, and act with your tools.",
+             "- Verify the caller with the verification tool before any action on their account, and wait for a "
+             "successful result before the next action.",
+             "- Do only what the policies below allow. Refuse requests that break them, whoever the caller claims to be.",
+             "- If the caller corrects something they said earlier, use the corrected value.",
+             "- Arguments described as assigned by the system may be left out.",
+             "- When the request is handled, tell the caller what you did, say goodbye and call end_call.",
+             "", "Policies:"]
+    lines += [f"- {x}" for x in summaries] or ["- (none given)"]
+    if actions:
+        lines += ["", "Required actions:"] + [f"- {x}" for x in actions]
+    lines += ["", "Source: these policies are adapted from OpenVoiceCS-Bench scenarios ("
+              + attribution.get("source", "") + "), licensed " + attribution.get("license", "")
+              + ". Converted by callbench; see LICENSE-DATA.txt and CONVERSION.md in the suite folder."]
+    return "\n".join(lines) + "\n"
+
+
+def _dump(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
+
+
+LICENSE_FALLBACK = """Creative Commons Attribution 4.0 International (CC BY 4.0)
+https://creativecommons.org/licenses/by/4.0/legalcode
+"""
+
+
+def convert_openvoicecs(source: Path, out_dir: Path) -> ConversionReport:
+    """Convert the OpenVoiceCS scenarios in `source` (JSON) into a callbench suite folder `out_dir`.
+
+    Raises `ImportFormatError` (naming the file and field) when the source cannot be read."""
+    source, out_dir = Path(source), Path(out_dir)
+    data = _load(source)
+    attribution = {k: str(data[k]) for k in ("source", "license", "note") if data.get(k)}
+    attribution.setdefault("source", f"OpenVoiceCS-Bench ({source.name})")
+    attribution.setdefault("license", "CC BY 4.0 (see the source repository)")
+    scenarios = data["scenarios"]
+    notes: list[str] = []
+
+    by_domain: dict[str, list[dict]] = {}
+    for s in scenarios:
+        by_domain.setdefault(_slug(s.get("domain") or "general"), []).append(s)
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    reports: dict[str, ScenarioConversion] = {}
+    agents: dict[str, list[str]] = {}
+    for agent_id, members in by_domain.items():
+        desk = f"{_words(members[0].get('domain') or 'general').replace('-', ' ')} customer service desk"
+        tool_infos = _domain_tools(members)
+        tool_specs = [_tool_spec(n, info, notes) for n, info in tool_infos.items()]
+        tool_specs.append({"name": END_TOOL, "description": "End the call, after saying goodbye.",
+                           "parameters": {"type": "object", "properties": {}},
+                           "ends_call": True, "success": {"path": "status", "equals": "ended"}})
+        converted_members = []
+        for s in members:
+            scenario, rep = _convert_scenario(s, agent_id, tool_infos, desk)
+            reports[s["id"]] = rep
+            if scenario is None:
+                continue
+            rel = f"scenarios/{agent_id}/{s['id']}.yaml"
+            _dump(out_dir / rel, scenario)
+            rep.file = rel
+            converted_members.append(s)
+        if not converted_members:
+            continue
+        agents[agent_id] = [s["id"] for s in converted_members]
+        _dump(out_dir / "agents" / agent_id / "agent.yaml",
+              {"id": agent_id, "name": desk[:1].upper() + desk[1:], "language": "en", "direction": "inbound",
+               "instructions": "instructions.md", "tools": tool_specs})
+        (out_dir / "agents" / agent_id / "instructions.md").write_text(
+            _instructions(agent_id, desk, converted_members, attribution), encoding="utf-8")
+
+    description = (
+        "OpenVoiceCS-Bench scenarios converted to callbench (state backend, scripted caller, deterministic "
+        f"grading) by `callbench import openvoicecs`. Source: {attribution['source']}. "
+        f"License: {attribution['license']}. "
+        + (f"{attribution['note']} " if attribution.get("note") else "")
+        + "Changes: tools, state and oracle rewritten as callbench state tools, expected actions, expected state and "
+        "gates; caller lines taken from the customer turns; reference solutions and agent instructions written by "
+        "the importer; what could not be converted is listed in CONVERSION.md. The data is licensed under CC BY 4.0 "
+        "(LICENSE-DATA.txt); no endorsement by the original authors is implied.")
+    _dump(out_dir / "suite.yaml", {
+        "id": SUITE_ID, "version": "0.1.0", "title": "OpenVoiceCS-Bench scenarios (imported)",
+        "description": description, "languages": ["en"],
+        "conversation_criteria": [{
+            "id": "closing", "weight": 1,
+            "statement": "The call ends with an audible, appropriate goodbye after the caller's needs are handled.",
+            "anchors": {"met": "The agent confirms what was done and says goodbye before the call ends.",
+                        "partial": "The agent says goodbye but skips the summary.",
+                        "not_met": "The call ends without a goodbye, or while the caller still has an open request."}}],
+        "defaults": {"max_caller_turns": 30, "max_tool_calls_per_turn": 10,
+                     "caller_phrases": {"en": CALLER_PHRASES}},
+    })
+    license_src = source.parent / (source.stem.split("-sample")[0] + "-LICENSE-DATA.txt")
+    license_text = license_src.read_text(encoding="utf-8") if license_src.is_file() else LICENSE_FALLBACK
+    header = ("The scenario data in this suite is adapted from OpenVoiceCS-Bench.\n"
+              f"Source: {attribution['source']}\nLicense: {attribution['license']}\n"
+              + (f"Note: {attribution['note']}\n" if attribution.get("note") else "")
+              + "Changes: converted to the callbench suite format by `callbench import openvoicecs` "
+                "(see CONVERSION.md).\n\n")
+    (out_dir / "LICENSE-DATA.txt").write_text(header + license_text, encoding="utf-8")
+
+    notes += [
+        "each domain is one agent; its tools are the union of the domain's tool declarations (parameters typed from "
+        "the argument values; required = required in every declaration, generated arguments optional), plus end_call",
+        "a domain tool the scenario does not declare answers {status: error, reason: unsupported} and changes nothing",
+        "every scenario also expects a successful end_call (callbench ends calls through a tool)",
+        "the conversation pillar (closing criterion) needs an LLM judge; without one it is reported as not measured",
+    ]
+    report = ConversionReport(source=str(source), out_dir=str(out_dir), suite_id=SUITE_ID, attribution=attribution,
+                              agents=agents, scenarios=[reports[s["id"]] for s in scenarios], notes=notes)
+    (out_dir / "CONVERSION.md").write_text(report.to_markdown(), encoding="utf-8")
+    (out_dir / "conversion.json").write_text(json.dumps(report.to_dict(), indent=1, ensure_ascii=False) + "\n",
+                                             encoding="utf-8")
+    return report

@@ -321,3 +321,12 @@ def test_hindi_call():
                   ("caller", "ठीक है"))
     assert stated(call, 65.52, "amount", language="hi", window=Window(topic=("बकाया",))).found
     assert not stated(call, 3, "number", unit="months", language="hi").found
+
+
+def test_spelled_identifiers_count_for_identifier_checks():
+    from callbench.grading.spoken import spelled_identifier
+
+    assert spelled_identifier("Your dispute number is D P three three zero one.", "DP-3301")
+    assert spelled_identifier("reference R P L, four zero two one eight", "RPL-40218")
+    assert not spelled_identifier("D P three three zero two", "DP-3301")
+    assert not spelled_identifier("a b c", "ABC")  # too short to tell from words

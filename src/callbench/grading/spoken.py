@@ -567,5 +567,30 @@ def stated(trace: Trace, expected: Any, kind: str, *, tolerance: float = 0.0, un
                 why = f"is outside {span}" if not inside else "is not in a message about the topic"
             if why:
                 notes.append(f"{v.text!r} at message {m.index} {why}")
+        if kind == "identifier" and inside and on_topic and spelled_identifier(m.text, str(expected)):
+            return Finding(True, m.index, None, f"{looked}: spelled out at message {m.index}")
     more = f"; {len(notes) - 6} more" if len(notes) > 6 else ""
     return Finding(False, None, None, f"{looked}: not found" + ("; " + "; ".join(notes[:6]) + more if notes else ""))
+
+
+SPELLED_DIGITS = {"zero": "0", "oh": "0", "o": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+                  "six": "6", "seven": "7", "eight": "8", "nine": "9"}
+
+
+def spelled_identifier(text: str, identifier: str) -> bool:
+    """True when consecutive whole tokens (letters, digits, English digit words) spell the identifier:
+    "D P three three zero one" is DP-3301, as an agent reads a code aloud. Identifiers shorter than four
+    characters are left to the parser: spelled, they would match ordinary words."""
+    want = re.sub(r"[^0-9A-Z]", "", identifier.upper())
+    if len(want) < 4:
+        return False
+    tokens = [SPELLED_DIGITS.get(t, t).upper() for t in re.findall(r"[^\W_]+", text.casefold())]
+    for i in range(len(tokens)):
+        acc = ""
+        for tok in tokens[i:]:
+            acc += tok
+            if not want.startswith(acc):
+                break
+            if acc == want:
+                return True
+    return False

@@ -23,6 +23,7 @@ from ..spec.matchers import MISSING, same_value
 from ..spec.state import ExpectedWrite, get_path, path_matches
 from ..text import find_cue, fold
 from .base import ItemVerdict
+from .spoken import spelled_identifier
 
 FAILED = ("refused", "error", "not_found")
 """Result statuses that mean the backend did not do what was asked."""
@@ -256,31 +257,11 @@ def _first_statement(trace: Trace, scenario: Scenario, kind: str, value: Any, sp
     found = finding.message_index if finding.found else None
     if kind == "identifier":  # spelled out ("s w 1 a, 1 a a") is still the identifier
         spelled = next((m.index for m in trace.messages if m.index < before and m.role == speaker and m.text
-                        and _spelled(m.text, str(value))), None)
+                        and spelled_identifier(m.text, str(value))), None)
         found = min((i for i in (found, spelled) if i is not None), default=None)
     return found
 
 
-DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-               "seven": "7", "eight": "8", "nine": "9"}
-
-
-def _spelled(text: str, identifier: str) -> bool:
-    """Whole tokens (letters, digits, English digit words) that concatenate to the identifier. Short
-    identifiers are left to the spoken-value parser: spelled, they would match ordinary words."""
-    want = re.sub(r"[^0-9A-Z]", "", identifier.upper())
-    if len(want) < 4:
-        return False
-    tokens = [DIGIT_WORDS.get(t, t).upper() for t in re.findall(r"[^\W_]+", fold(text))]
-    for i in range(len(tokens)):
-        acc = ""
-        for tok in tokens[i:]:
-            acc += tok
-            if not want.startswith(acc):
-                break
-            if acc == want:
-                return True
-    return False
 
 
 def _words(text: str) -> str:

@@ -12,16 +12,11 @@ import time
 
 from callbench.runs import RunConfig, run_suite
 from callbench.testing import FakeProvider
+from reports_util import untimed
 
 REPEATS = 60
 
 
-def untimed(report):
-    out = json.loads(json.dumps(report["candidates"]))
-    for row in out.values():
-        for key in ("latency_p50_s", "latency_p90_s", "latency_p99_s"):
-            row["operational"].pop(key)
-    return out
 
 
 def finished(out):

@@ -1,18 +1,12 @@
 """Worker processes give the same scores as one event loop, and the store holds each call once."""
 
-import json
 import sqlite3
 
 from callbench.runs import RunConfig, run_suite
 from callbench.runs.process_executor import ProcessExecutor
+from reports_util import untimed
 
 
-def untimed(report):
-    out = json.loads(json.dumps(report["candidates"]))
-    for row in out.values():
-        for key in ("latency_p50_s", "latency_p90_s", "latency_p99_s"):
-            row["operational"].pop(key)
-    return out
 
 
 def test_processes_match_the_local_executor(mini_suite, tmp_path):

@@ -17,14 +17,9 @@ from callbench.runs import RunConfig, run_suite  # noqa: E402
 from callbench.runs.executors import AttemptJob, LocalExecutor  # noqa: E402
 from callbench.runs.ray_executor import RayExecutor  # noqa: E402
 from callbench.suite_check import load_suite  # noqa: E402
+from reports_util import untimed
 
 
-def untimed(report):
-    out = json.loads(json.dumps(report["candidates"]))
-    for row in out.values():
-        for key in ("latency_p50_s", "latency_p90_s", "latency_p99_s"):
-            row["operational"].pop(key)
-    return out
 
 
 def stored(path):

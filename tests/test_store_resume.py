@@ -10,16 +10,11 @@ from callbench.cli import app
 from callbench.runs import RunConfig, run_suite
 from callbench.runs.executors import InlineExecutor, SimulatedCrash
 from callbench.runs.store import RunStore, StoreError
+from reports_util import untimed
 
 CONFIG = RunConfig(repeats=4, seed=9)
 
 
-def untimed(report):
-    out = json.loads(json.dumps(report["candidates"]))
-    for row in out.values():
-        for key in ("latency_p50_s", "latency_p90_s", "latency_p99_s"):
-            row["operational"].pop(key)
-    return out
 
 
 def rows(path):

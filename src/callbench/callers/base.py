@@ -36,3 +36,6 @@ class LineCaller:
         text = self.lines[self.turns - 1] if self.turns <= len(self.lines) else self.idle
         done = self.hang_up_after is not None and self.turns >= self.hang_up_after
         return CallerUtterance(text=text, done=done)
+
+
+__all__ = ["Caller", "CallerTurnRejected", "CallerView", "LineCaller", "check_utterance"]

@@ -398,7 +398,7 @@ def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo],
     details_step = bool(unsaid)
     if details_step:
         parts = [f"my {_words(k)} is ${{caller.knows.{k}}}" for k in knows if k != "name"]
-        intro = f"My name is ${{caller.knows.name}}, " if "name" in knows else ""
+        intro = "My name is ${caller.knows.name}, " if "name" in knows else ""
         plan.append({"id": "details", "trigger": "the agent asks for your account details",
                      "meaning": "give your name and the identifiers from your profile",
                      "say": (intro + ", ".join(parts) + ".")[:1].upper() + (intro + ", ".join(parts) + ".")[1:],

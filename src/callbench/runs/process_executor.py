@@ -12,7 +12,6 @@ import asyncio
 import multiprocessing as mp
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any
 
 from ..call import Trace
 from ..errors import CallbenchError

@@ -31,10 +31,12 @@ class ChatCandidate:
         self.name = name or model.name
         self.user_first = user_first
         self.concluding_message = concluding_message
+        self._schemas: tuple | None = None
 
     async def step(self, view: CandidateView) -> CandidateStep:
-        response = await self.model.complete(chat_messages(view, self.user_first),
-                                             tool_schemas(view.tools, self.concluding_message) or None)
+        if self._schemas is None or self._schemas[0] is not view.tools:  # the tools of a call never change
+            self._schemas = (view.tools, tool_schemas(view.tools, self.concluding_message) or None)
+        response = await self.model.complete(chat_messages(view, self.user_first), self._schemas[1])
         return CandidateStep(speech=(response.text or "").strip() or None, tool_calls=response.tool_calls,
                              usage=response.usage)
 

@@ -11,6 +11,7 @@ which can echo credentials.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from typing import Any
@@ -119,13 +120,14 @@ class OpenAICompatibleModel:
         while True:
             attempt += 1
             try:
+                create = self._client_for_loop().chat.completions.with_raw_response.create
                 if self.gate is not None:
                     async with self.gate.slot():
                         await self.gate.before_request()
-                        raw = await self._client_for_loop().chat.completions.create(**params)
+                        raw = await create(**params)
                 else:
-                    raw = await self._client_for_loop().chat.completions.create(**params)
-                response = self._read(raw)
+                    raw = await create(**params)
+                response = self._read(_body(raw.content))
                 if self.gate is not None:
                     self.gate.after_response(response.usage.total)
                 return ChatResponse(text=response.text, tool_calls=response.tool_calls, usage=response.usage,
@@ -149,25 +151,36 @@ class OpenAICompatibleModel:
         return max(delay, min(retry_after, s.backoff_max_s)) if retry_after is not None else delay
 
     @staticmethod
-    def _read(raw: Any) -> ChatResponse:
-        choices = getattr(raw, "choices", None)
+    def _read(raw: dict[str, Any]) -> ChatResponse:
+        """The chat-completions JSON read directly (not through the SDK's response models, whose
+        construction was a large share of the harness's CPU per request)."""
+        choices = raw.get("choices")
         if not choices:
             raise EmptyResponse("the response had no choices")
-        message = choices[0].message
-        if message is None:
+        message = choices[0].get("message")
+        if not isinstance(message, dict):
             raise EmptyResponse("the first choice had no message")
         calls = []
-        for i, call in enumerate(message.tool_calls or []):
-            fn = getattr(call, "function", None)
-            if fn is None or not getattr(fn, "name", None):
+        for i, call in enumerate(message.get("tool_calls") or []):
+            fn = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(fn, dict) or not fn.get("name"):
                 raise MalformedResponse("a tool call had no function name")
-            calls.append(ToolCall(name=fn.name, arguments=fn.arguments or "", id=call.id or f"call_{i}"))
-        text = message.content  # empty text with no calls is the model choosing silence: its behaviour, not ours
-        usage = getattr(raw, "usage", None)
-        cached = 0
-        if usage is not None and getattr(usage, "prompt_tokens_details", None) is not None:
-            cached = getattr(usage.prompt_tokens_details, "cached_tokens", 0) or 0
+            calls.append(ToolCall(name=fn["name"], arguments=fn.get("arguments") or "", id=call.get("id") or f"call_{i}"))
+        text = message.get("content")  # empty text with no calls is the model choosing silence: its behaviour, not ours
+        usage = raw.get("usage") or {}
+        details = usage.get("prompt_tokens_details") or {}
         return ChatResponse(
-            text=text, tool_calls=tuple(calls), finish_reason=choices[0].finish_reason, model=getattr(raw, "model", "") or "",
-            usage=Usage(prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                        completion_tokens=getattr(usage, "completion_tokens", 0) or 0, cached_tokens=cached))
+            text=text if isinstance(text, str) or text is None else str(text), tool_calls=tuple(calls),
+            finish_reason=choices[0].get("finish_reason"), model=raw.get("model") or "",
+            usage=Usage(prompt_tokens=usage.get("prompt_tokens") or 0, completion_tokens=usage.get("completion_tokens") or 0,
+                        cached_tokens=details.get("cached_tokens") or 0))
+
+
+def _body(content: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(content)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise MalformedResponse("the response body is not JSON") from None
+    if not isinstance(data, dict):
+        raise MalformedResponse("the response body is not a JSON object")
+    return data

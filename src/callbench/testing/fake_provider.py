@@ -80,6 +80,12 @@ class FakeProvider:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
+            def setup(self) -> None:
+                super().setup()
+                # headers and body go out in two writes; without this, Nagle's algorithm and the client's
+                # delayed ACK add ~40 ms to every response, which would be charged to the harness
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     self._json(200, {"object": "list", "data": [{"id": provider.model, "object": "model"}]})

@@ -1,0 +1,218 @@
+"""The OpenVoiceCS source format as the importer reads it: its keys, the checks on its structure, the
+conversion report, and small value helpers. Conversion itself is in `openvoicecs.py`."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+SUITE_ID = "openvoicecs-import"
+PRIVATE = "_openvoicecs"
+END_TOOL = "end_call"
+DATETIME = "2026-01-15T10:00:00+00:00"
+
+SCENARIO_KEYS = {"id", "domain", "track", "difficulty", "customer_goal", "customer_profile", "conversation",
+                 "initial_state", "policy", "tools", "experience", "oracle", "tags"}
+TOOL_KEYS = {"name", "description", "required_arguments", "generated_arguments", "preconditions", "state_updates",
+             "result"}
+ORACLE_KEYS = {"expected_tool_calls", "forbidden_tool_calls", "required_events", "forbidden_events", "grounding",
+               "privacy", "auth", "expected_state", "reference_response", "forbidden_event_triggers"}
+POLICY_KEYS = {"summary", "required_actions", "required_events"}
+AUTH_KEYS = {"required_events", "verification_events", "protected_tools", "forbidden_events"}
+
+CALLER_PHRASES = {
+    "goodbye": ["goodbye", "bye", "have a good", "take care"],
+    "idle": ["Sorry, what was that?", "Okay.", "Hello? Are you still there?"],
+    "closing": "Okay, thanks. Bye.",
+}
+
+GREETING_CUE = "help"
+DETAILS_CUE = "account details"
+MORE_CUE = "anything else"
+
+
+class ImportFormatError(ValueError):
+    """The source file cannot be read as OpenVoiceCS scenarios; names the file and the field."""
+
+    def __init__(self, file: str | Path, field_path: str, message: str):
+        self.file, self.field, self.message = str(file), field_path, message
+        super().__init__(f"{file}: {field_path}: {message}")
+
+
+@dataclass
+class ScenarioConversion:
+    id: str
+    agent: str
+    file: str | None
+    converted: list[str] = field(default_factory=list)
+    approximated: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    skipped: bool = False
+
+
+@dataclass
+class ConversionReport:
+    source: str
+    out_dir: str
+    suite_id: str
+    attribution: dict[str, str]
+    agents: dict[str, list[str]]
+    scenarios: list[ScenarioConversion]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def converted_count(self) -> int:
+        return sum(not s.skipped for s in self.scenarios)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_markdown(self) -> str:
+        lines = [f"# Conversion report: {self.suite_id}", "",
+                 f"Source: `{self.source}`", "",
+                 "Attribution: " + "; ".join(f"{k}: {v}" for k, v in self.attribution.items()), "",
+                 f"{self.converted_count} of {len(self.scenarios)} scenarios converted into "
+                 f"{len(self.agents)} agents ({', '.join(sorted(self.agents))}).", ""]
+        if self.notes:
+            lines += ["## Notes for every scenario", ""] + [f"- {n}" for n in self.notes] + [""]
+        lines += ["## Summary", "", "| scenario | agent | converted | approximated | dropped |", "|---|---|---|---|---|"]
+        for s in self.scenarios:
+            name = s.id + (" (skipped)" if s.skipped else "")
+            lines.append(f"| {name} | {s.agent} | {len(s.converted)} | {len(s.approximated)} | {len(s.dropped)} |")
+        lines.append("")
+        for s in self.scenarios:
+            lines += [f"## {s.id}", "", f"agent `{s.agent}`, file `{s.file or '-'}`" + (" - SKIPPED" if s.skipped else ""), ""]
+            for title, items in (("Converted", s.converted), ("Approximated", s.approximated), ("Dropped", s.dropped)):
+                lines.append(f"**{title}** ({len(items)})")
+                lines.append("")
+                lines += [f"- {i}" for i in items] or ["- (none)"]
+                lines.append("")
+        return "\n".join(lines)
+
+
+# --- reading ----------------------------------------------------------------------------------------
+
+def _load(source: Path) -> dict[str, Any]:
+    if not source.is_file():
+        raise ImportFormatError(source, "<file>", "no such file")
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(source, "<file>", f"not UTF-8 text ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(source, "<json>", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if isinstance(data, list):
+        data = {"scenarios": data}
+    if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
+        raise ImportFormatError(source, "scenarios", "expected a list of scenarios (or an object with a 'scenarios' list)")
+    if not data["scenarios"]:
+        raise ImportFormatError(source, "scenarios", "the list is empty")
+    seen: set[str] = set()
+    for i, s in enumerate(data["scenarios"]):
+        where = f"scenarios[{i}]"
+        if not isinstance(s, dict):
+            raise ImportFormatError(source, where, "expected an object")
+        _need(source, s, where, "id", str)
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.\-]*", s["id"]):
+            raise ImportFormatError(source, f"{where}.id", f"{s['id']!r} is not a portable identifier")
+        if s["id"] in seen:
+            raise ImportFormatError(source, f"{where}.id", f"duplicate id {s['id']!r}")
+        seen.add(s["id"])
+        where = f"scenarios[{i}] ({s['id']})"
+        _need(source, s, where, "initial_state", dict)
+        _need(source, s, where, "tools", list)
+        _need(source, s, where, "conversation", list)
+        _need(source, s, where, "oracle", dict)
+        for key, kind in (("customer_profile", dict), ("policy", dict), ("customer_goal", str), ("domain", str),
+                          ("tags", list)):
+            if key in s and not isinstance(s[key], kind):
+                raise ImportFormatError(source, f"{where}.{key}", f"expected {kind.__name__}")
+        for j, t in enumerate(s["tools"]):
+            if not isinstance(t, dict):
+                raise ImportFormatError(source, f"{where}.tools[{j}]", "expected an object")
+            _need(source, t, f"{where}.tools[{j}]", "name", str)
+            for key in ("required_arguments", "generated_arguments", "result"):
+                if key in t and not isinstance(t[key], dict):
+                    raise ImportFormatError(source, f"{where}.tools[{j}].{key}", "expected an object")
+            for key in ("preconditions", "state_updates"):
+                for k, u in enumerate(t.get(key) or []):
+                    if not isinstance(u, dict) or not isinstance(u.get("path"), str) or "value" not in u:
+                        raise ImportFormatError(source, f"{where}.tools[{j}].{key}[{k}]", "expected {path, value}")
+        for j, turn in enumerate(s["conversation"]):
+            if not isinstance(turn, dict) or not isinstance(turn.get("text"), str):
+                raise ImportFormatError(source, f"{where}.conversation[{j}]", "expected {role, text}")
+        for key in ("expected_tool_calls", "forbidden_tool_calls"):
+            calls = s["oracle"].get(key, [])
+            if not isinstance(calls, list):
+                raise ImportFormatError(source, f"{where}.oracle.{key}", "expected a list")
+            for j, c in enumerate(calls):
+                if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not isinstance(c.get("arguments", {}), dict):
+                    raise ImportFormatError(source, f"{where}.oracle.{key}[{j}]", "expected {name, arguments}")
+        if "expected_state" in s["oracle"] and not isinstance(s["oracle"]["expected_state"], dict):
+            raise ImportFormatError(source, f"{where}.oracle.expected_state", "expected an object")
+    return data
+
+
+def _need(source: Path, obj: dict, where: str, key: str, kind: type) -> None:
+    if key not in obj:
+        raise ImportFormatError(source, f"{where}.{key}", "missing")
+    if not isinstance(obj[key], kind):
+        raise ImportFormatError(source, f"{where}.{key}", f"expected {kind.__name__}, got {type(obj[key]).__name__}")
+
+
+# --- helpers ----------------------------------------------------------------------------------------
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "general"
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ").strip()
+
+
+def _json_type(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return None
+
+
+def _has_braces(value: Any) -> bool:
+    """Would callbench read part of this value as a `{placeholder}` or `${template}`?"""
+    if isinstance(value, str):
+        return "{" in value or "}" in value
+    if isinstance(value, dict):
+        return any(_has_braces(k) or _has_braces(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_braces(v) for v in value)
+    return False
+
+
+def _leaves(obj: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(obj, dict) and obj:
+        out = []
+        for k, v in obj.items():
+            out += _leaves(v, f"{prefix}.{k}" if prefix else str(k))
+        return out
+    return [(prefix, obj)]
+
+
+def _scalar_text(value: Any) -> str:
+    return json.dumps(value) if not isinstance(value, str) else value
+
+
+def _mentioned(value: Any, texts: list[str]) -> bool:
+    needle = _scalar_text(value).lower()
+    return bool(needle) and any(needle in t.lower() for t in texts)

@@ -15,6 +15,7 @@ from callbench.testing import FakeProvider
 from reports_util import untimed
 
 REPEATS = 60
+TOTAL = 4 * REPEATS  # four candidates
 
 
 
@@ -47,7 +48,13 @@ def test_sigkill_at_random_points_then_resume(mini_path, mini_suite, tmp_path):
             cmd = args if first else [sys.executable, "-m", "callbench.cli", "run", "--resume", str(out)]
             before = finished(out)
             proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "120"})
-            time.sleep(rng.uniform(1.0, 3.0))
+            # kill at a random point of the remaining work (measured in finished calls, not seconds, so the
+            # test does not depend on how fast the machine is)
+            target = before + rng.randint(5, max(6, (TOTAL - before) // 3))
+            deadline = time.monotonic() + 120
+            while proc.poll() is None and finished(out) < target and time.monotonic() < deadline:
+                time.sleep(0.02)
+            time.sleep(rng.uniform(0.0, 0.05))
             if proc.poll() is not None:
                 break  # it finished before we could kill it
             os.kill(proc.pid, signal.SIGKILL)

@@ -11,15 +11,19 @@ machine ratios measured in one run are what can be compared across runs.
 
 from __future__ import annotations
 
+import sys
+
 import argparse
 import asyncio
-import json
 import time
 from pathlib import Path
 
 from callbench.grading import score_trace
 from callbench.runs import Attempt, run_attempt
 from callbench.suite_check import load_suite
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _results import RESULTS, save  # noqa: E402
 
 
 def measure(suite_id: str, repeats: int) -> dict:
@@ -62,13 +66,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--suite", default="starter")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "episode_overhead.json")
+    parser.add_argument("--out", type=Path, default=RESULTS / "episode_overhead.json")
     args = parser.parse_args(argv)
     result = measure(args.suite, args.repeats)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(json.dumps(result, indent=1))
-    return result
+    return save(result, args.out)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ read), which isolates the cost of manifest verification as a ratio measured in t
 
 from __future__ import annotations
 
+import sys
+
 import argparse
 import json
 import shutil
@@ -17,6 +19,9 @@ from pathlib import Path
 from callbench.reports.leaderboard import build_leaderboard
 from callbench.runs import RunConfig, run_suite
 from callbench.suite_check import load_suite
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _results import RESULTS, save  # noqa: E402
 
 
 def measure(reports: int = 60, rounds: int = 3) -> dict:
@@ -50,13 +55,10 @@ def measure(reports: int = 60, rounds: int = 3) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reports", type=int, default=60)
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "leaderboard.json")
+    parser.add_argument("--out", type=Path, default=RESULTS / "leaderboard.json")
     args = parser.parse_args(argv)
     result = measure(args.reports)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(json.dumps(result, indent=1))
-    return result
+    return save(result, args.out)
 
 
 if __name__ == "__main__":

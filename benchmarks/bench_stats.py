@@ -13,8 +13,9 @@ Measures, in one process:
 
 from __future__ import annotations
 
+import sys
+
 import argparse
-import json
 import platform
 import random
 import resource
@@ -26,6 +27,9 @@ import numpy as np
 
 from callbench.stats import hierarchical_bootstrap, paired_comparison, point_estimate, seed_for
 from callbench.stats.bootstrap import Nested, percentile_interval
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _results import RESULTS, save  # noqa: E402
 
 CANDIDATES = 7
 AGENTS = 49
@@ -160,13 +164,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--naive-samples", type=int, default=100)
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "stats.json")
+    parser.add_argument("--out", type=Path, default=RESULTS / "stats.json")
     args = parser.parse_args(argv)
     result = measure(args.samples, args.naive_samples)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(json.dumps(result, indent=1))
-    return result
+    return save(result, args.out)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,8 @@
-"""Run every benchmark: `python benchmarks/run.py`. Figures go to benchmarks/results/*.json."""
+"""Run every benchmark: `python benchmarks/run.py`. Figures go to benchmarks/results/*.json.
+
+The sweep benchmark takes about five minutes (fixed provider latency at several concurrency levels, then
+10,000 calls for memory); pass `--quick` for a short smoke run of it.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +13,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import bench_episode  # noqa: E402
 import bench_leaderboard  # noqa: E402
+import bench_stats  # noqa: E402
+import bench_sweep  # noqa: E402
 
 
 def main() -> None:
+    quick = "--quick" in sys.argv[1:]
     bench_episode.main([])
-    try:
-        import bench_stats  # noqa: E402
-    except ImportError:
-        bench_stats = None
-    if bench_stats is not None:
-        bench_stats.main([])
+    bench_stats.main([])
     bench_leaderboard.main([])
+    bench_sweep.main(["--quick", "--out", str(Path("/tmp") / "callbench-sweep-quick.json")] if quick else [])
 
 
 if __name__ == "__main__":

@@ -46,7 +46,6 @@ def test_llm_caller_sees_only_its_brief_and_the_public_conversation(starter, tmp
         run_suite(starter, RunConfig(candidates=(f"openai-compatible:{cand.base_url}#a",),
                                      caller=f"openai-compatible:{call.base_url}#c", scenarios=(sid,)), tmp_path / "r")
     sent = json.dumps(call.requests, ensure_ascii=False)
-    hidden = json.dumps(scenario.backend.hidden, ensure_ascii=False)
     assert call.requests
     known = json.dumps(scenario.caller.knows, ensure_ascii=False)
     secret = [v for v in scenario.backend.hidden.values() if isinstance(v, str) and len(v) > 3 and v not in known]
@@ -60,7 +59,6 @@ def test_llm_caller_sees_only_its_brief_and_the_public_conversation(starter, tmp
     # tool results never reach the caller either
     tool_texts = [m.text for m in read_trace(next((tmp_path / "r" / "traces").rglob("r0.json"))).messages if m.role == "tool"]
     assert tool_texts and not any(t in sent for t in tool_texts)
-    del hidden
 
 
 def test_candidate_never_receives_hidden_state_or_the_brief(starter, tmp_path):

@@ -17,9 +17,6 @@ from ..candidates import Candidate, CandidateEntry, candidate_entry
 from ..spec import Scenario, Suite
 from .seeds import derive_seed
 
-CALLERS = ("scripted", "<model spec>")
-
-
 @dataclass(frozen=True)
 class Attempt:
     """One cell of the plan: a candidate on a scenario, one repeat."""

@@ -4,8 +4,9 @@ Levels run with one event loop (the local executor) and with two worker processe
 executor), since the harness's CPU is bound by one interpreter lock per process.
 Efficiency = ideal wall time / measured wall time, where ideal = (requests × added latency) / min(concurrency, calls):
 1.0 means the harness adds nothing to the time the model itself takes. The fake provider runs in its own
-process so that its threads do not compete with the harness for the interpreter. Harness CPU per call is
-this process's CPU time divided by the calls. Memory: resident set size sampled while 10,000 calls with the
+process so that its threads do not compete with the harness for the interpreter; its CPU per call is
+reported beside the harness's (this process's CPU time divided by the calls; with worker processes, only
+the driver's), since both share the machine's two cores. Memory: resident set size sampled while 10,000 calls with the
 built-in baselines run, to show it stays flat.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import resource
 import tempfile
 import time
@@ -31,6 +33,12 @@ def _serve(latency: float, queue) -> None:
         queue.put(fp.base_url)
         while True:
             time.sleep(3600)
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a whole process (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_mb() -> float:
@@ -62,14 +70,16 @@ def efficiency(levels: list[tuple], latency: float) -> list[dict]:
                     from callbench.runs.process_executor import ProcessExecutor
 
                     executor = ProcessExecutor(processes=processes, concurrency=concurrency)
-                cpu0, wall0 = time.process_time(), time.perf_counter()
+                cpu0, wall0, provider0 = time.process_time(), time.perf_counter(), _cpu_s(server.pid)
                 result = run_suite(suite, config, Path(tmp) / "r", executor=executor)
                 wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+                provider_cpu = _cpu_s(server.pid) - provider0
                 requests = result.report["candidates"][name]["usage"]["candidate"]["calls"]
                 ideal = requests * latency / min(concurrency, calls)  # more workers than calls cannot help
                 rows.append({"concurrency": concurrency, "processes": processes, "calls": calls, "requests": requests, "latency_s": latency,
                              "wall_s": round(wall, 2), "ideal_s": round(ideal, 2), "efficiency": round(ideal / wall, 3),
-                             "harness_cpu_ms_per_call": round(1000 * cpu / calls, 2)})
+                             "harness_cpu_ms_per_call": round(1000 * cpu / calls, 2),
+                             "provider_cpu_ms_per_call": round(1000 * provider_cpu / calls, 2)})
                 print(json.dumps(rows[-1]), flush=True)
     finally:
         server.terminate()

@@ -53,6 +53,9 @@ def test_bad_config_is_a_one_line_error(tmp_path):
     (tmp_path / "bad2.toml").write_text('[candidate]\ntemprature = 0\n')
     res = CliRunner().invoke(app, ["run", "--config", str(tmp_path / "bad2.toml")])
     assert res.exit_code == 2 and "temprature" in res.output
+    (tmp_path / "bad3.toml").write_text('[caller_model]\nhttp_transport = "curl"\n')
+    res = CliRunner().invoke(app, ["run", "--config", str(tmp_path / "bad3.toml")])
+    assert res.exit_code == 2 and "bad3.toml: [caller_model] http_transport must be one of ['aiohttp', 'httpx']" in res.output
 
 
 def test_model_spec_errors_name_the_problem(tmp_path):

@@ -17,11 +17,12 @@ import time
 from typing import Any
 
 from ..call.types import ToolCall, Usage
-from .base import ChatResponse, ModelSettings
+from .base import TRANSPORTS, ChatResponse, ModelSettings
 from .errors import (EmptyResponse, MalformedResponse, ProviderError, ProviderTimeout, ProviderTransportError,
                      for_status)
 
 INSTALL_HINT = "the OpenAI-compatible client needs the 'openai' package: pip install openai"
+AIOHTTP_HINT = "http_transport = \"aiohttp\" needs the SDK's aiohttp extra: pip install 'openai[aiohttp]'"
 
 
 def _import_openai():
@@ -40,11 +41,30 @@ def _retry_after(headers: Any) -> float | None:
         return None
 
 
+def _causes(exc: BaseException):
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__
+
+
+def _really_timed_out(exc: BaseException) -> tuple[bool, str]:
+    """The SDK's aiohttp transport reports every lost connection (a reset, a server hanging up) as a
+    connect *timeout*; the aiohttp exception underneath says which it was."""
+    for cause in _causes(exc):
+        if type(cause).__module__.split(".")[0] == "aiohttp":
+            timed_out = isinstance(cause, asyncio.TimeoutError) or "Timeout" in type(cause).__name__
+            return timed_out, type(cause.__cause__ or cause).__name__
+    return True, ""
+
+
 def classify(exc: BaseException) -> ProviderError:
     """Map an SDK exception to our classes by type and status code."""
     openai = _import_openai()
     if isinstance(exc, openai.APITimeoutError):
-        return ProviderTimeout("request timed out")
+        timed_out, cause = _really_timed_out(exc)
+        return ProviderTimeout("request timed out") if timed_out else ProviderTransportError(f"connection failed ({cause})")
     if isinstance(exc, openai.APIConnectionError):
         return ProviderTransportError(f"connection failed ({type(exc.__cause__ or exc).__name__})")
     if isinstance(exc, openai.APIResponseValidationError):
@@ -71,8 +91,17 @@ class OpenAICompatibleModel:
         self.name = name or model
         self.base_url = base_url
         self._sleep = sleep
-        self._make_client = lambda: openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "not-needed",
-                                                       timeout=self.settings.timeout_s, max_retries=0)
+        transport = self.settings.http_transport
+        if transport not in TRANSPORTS:
+            raise ValueError(f"http_transport must be one of {TRANSPORTS}, not {transport!r}")
+        if transport == "aiohttp":
+            try:
+                import aiohttp  # noqa: F401 - only to fail here, with the hint, rather than at the first request
+            except ImportError:
+                raise ImportError(AIOHTTP_HINT) from None
+        self._make_client = lambda: openai.AsyncOpenAI(
+            base_url=base_url, api_key=api_key or "not-needed", timeout=self.settings.timeout_s, max_retries=0,
+            http_client=openai.DefaultAioHttpClient() if transport == "aiohttp" else None)
         self._client = None
         self._loop = None
         self.gate = None  # a ProviderGate shared with every model on the same endpoint (runs set it)

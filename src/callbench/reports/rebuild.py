@@ -12,7 +12,8 @@ from ..grading import Scorecard
 
 def rebuild_report(run_dir: str | Path, scorecards: str = "scorecards") -> tuple[Path, dict[str, Any]]:
     from ..runs.rescore import read_run
-    from ..runs.runner import RunConfig, attempt_order, write_json_atomic
+    from ..runs.files import write_json_atomic
+    from ..runs.runner import RunConfig, attempt_order
     from ..suite_check import load_suite
     from .report import build_report
 

@@ -11,7 +11,7 @@ from typing import Any
 from ..call import read_trace
 from .episodes import Cast
 from .rescore import read_run
-from .runner import write_json_atomic
+from .files import write_json_atomic
 
 
 def calibrate(run_dir: str | Path, judge: str, *, judge_options: dict[str, Any] | None = None, repeats: int = 2,

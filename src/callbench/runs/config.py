@@ -15,6 +15,7 @@ the names of the environment variables that hold them.
     max_tokens = 400
     user_first = false          # empty user message before the first assistant turn
     concluding_message = false  # goodbye as an argument of call-ending tools
+    http_transport = "aiohttp"  # the SDK's aiohttp transport; "httpx" is the SDK's default client
 
     [caller_model]              # settings for an LLM caller
     temperature = 0.7
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CallbenchError
-from ..models.base import ModelSettings
+from ..models.base import TRANSPORTS, ModelSettings
 
 RUN_KEYS = {"suite", "candidates", "caller", "judge", "repeats", "seed", "concurrency", "scenarios", "out", "infra_reruns"}
 SECTIONS = {"candidate", "caller_model", "judge_model", "prices", "limits"}
@@ -68,6 +69,9 @@ def read_config(path: str | Path) -> dict[str, Any]:
         bad = set(data.get(section, {})) - SETTING_KEYS - ADAPTER_KEYS
         if bad:
             raise ConfigError(f"{path}: [{section}] unknown key(s) {sorted(bad)}")
+        transport = data.get(section, {}).get("http_transport", TRANSPORTS[0])
+        if transport not in TRANSPORTS:
+            raise ConfigError(f"{path}: [{section}] http_transport must be one of {list(TRANSPORTS)}, not {transport!r}")
     for endpoint, limit in data.get("limits", {}).items():
         bad = set(limit) - {"concurrency", "rpm", "tpm"}
         if bad or not all(isinstance(v, int) and v > 0 for v in limit.values()):

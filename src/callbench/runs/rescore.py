@@ -15,7 +15,8 @@ from ..errors import CallbenchError
 from ..grading import Scorecard
 from ..grading.scorecard import score_trace_async
 from .episodes import Cast
-from .runner import RunConfig, attempt_order, trace_path, write_json_atomic
+from .files import write_json_atomic
+from .runner import RunConfig, attempt_order, trace_path
 
 
 @dataclass

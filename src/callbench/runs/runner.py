@@ -10,8 +10,8 @@ Layout of a run folder:
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +23,7 @@ from ..grading import Scorecard
 from ..spec import Suite
 from .budget import Budget
 from .episodes import Attempt, Cast
+from .files import write_json_atomic
 from .store import RunStore, StoreError
 
 
@@ -100,14 +101,6 @@ def plan(suite: Suite, config: RunConfig, cast: Cast | None = None) -> list[Atte
 def attempt_order(config: RunConfig, scenario_ids: list[str]) -> list[Attempt]:
     """The one order of a run's attempts, used for running and for re-scoring, so reports line up."""
     return [Attempt(c, s, r) for c in config.candidates for s in scenario_ids for r in range(config.repeats)]
-
-
-def write_json_atomic(path: Path, text: str) -> None:
-    """Write whole or not at all: a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def trace_path(out: Path, attempt: Attempt) -> Path:
@@ -203,26 +196,30 @@ async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
     budget = Budget(max_cost, config.prices)
     for _, _, card_json in store.finished():
         budget.add(Scorecard.model_validate_json(card_json))
+    made: set[Path] = set()
 
     def deliver(attempt: Attempt, trace: Trace, card: Scorecard) -> None:
         trace_json, card_json = trace.to_json(), card.model_dump_json(indent=1)
         store.finish(attempt.trace_id, card.outcome, trace_json, card_json,
                      card.failure.failure_class if card.outcome == "excluded" and card.failure else None)
-        write_json_atomic(trace_path(out_dir, attempt), trace_json)
-        write_json_atomic(scorecard_path(out_dir, attempt), card_json)
+        write_json_atomic(trace_path(out_dir, attempt), trace_json, made)
+        write_json_atomic(scorecard_path(out_dir, attempt), card_json, made)
         budget.add(card)
         if on_done:
             on_done(attempt, card)
 
     job = AttemptJob(suite, config, cast, cast.graders(), on_start=lambda a: store.mark_running(a.trace_id))
     executor = executor or LocalExecutor(config.concurrency)
+    gc.freeze()  # what exists now (suite, SDKs, plan) lives all sweep: keep the full collections from walking it
     try:
         await executor.run(todo, job, deliver, budget.exhausted)
     finally:
+        gc.unfreeze()
         for model in cast.models.values():
             close = getattr(model, "aclose", None)
             if close is not None:
                 await close()
+    # read back rather than kept as calls finish: memory stays flat however long the sweep
     cards = [_strip(Scorecard.model_validate_json(c)) for _, _, c in store.finished()]
     counts = store.counts()
     store.close()

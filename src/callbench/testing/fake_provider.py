@@ -161,6 +161,9 @@ class FakeProvider:
 
         class Server(ThreadingHTTPServer):
             daemon_threads = True
+            # socketserver's default backlog is 5: a burst of new connections overflows it, the kernel drops
+            # the SYNs and clients retry a second later (real servers listen with a backlog in the thousands)
+            request_queue_size = 1024
 
             def handle_error(self, request: Any, client_address: Any) -> None:
                 pass  # clients that give up mid-request (timeouts, resets) are part of the tests

@@ -1,0 +1,25 @@
+"""The per-call JSON files beside the store.
+
+The store's commit is what makes a call count; the trace and scorecard files are
+copies for people and tools, rewritten from the store on resume if a kill came
+between the two. They are written on the event loop: a background writer thread
+was tried and, by contending for the interpreter lock, cost a CPU-bound sweep of
+the baselines about 40% more time than the blocking calls it took off the loop.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def write_json_atomic(path: Path, text: str, made: set[Path] | None = None) -> None:
+    """Write whole or not at all: a reader never sees half a file. `made` remembers the directories
+    already created, saving a system call per file over a sweep."""
+    if made is None or path.parent not in made:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if made is not None:
+            made.add(path.parent)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

@@ -67,8 +67,8 @@ call: the agent's end tool, the caller hanging up, the turn limit) and looks for
 goodbye, so grader and simulator agree — plus a small built-in list per language (``GOODBYE_WORDS``), so a
 suite without phrases for a language is still checked. When the call ended through a hand-off tool
 (a name with transfer/handoff/escalate/forward/connect_to), announcing the hand-off ("transferring you", "stay on the
-line": ``HANDOFF_WORDS``) is the right close and counts. Caveat: the built-in lists include thanks-words
-(धन्यवाद, આભાર) that callers also hear mid-call, so a reply of thanks as the last words passes.
+line": ``HANDOFF_WORDS``) is the right close and counts. Thanks alone is not a goodbye (see
+``GOODBYE_WORDS``): "धन्यवाद, नमस्ते" passes on its farewell, "આભાર, મેં નોંધી લીધું છે" does not.
 """
 
 from __future__ import annotations
@@ -274,11 +274,13 @@ def unspoken_numbers(text: str, expected: frozenset[str] | None = None) -> list[
 
 GOODBYE_WORDS: dict[str, tuple[str, ...]] = {
     "en": ("bye", "goodbye", "take care", "have a good day"),
-    "hi": ("नमस्ते", "धन्यवाद", "अलविदा"),
-    "gu": ("આવજો", "આભાર"),
+    "hi": ("नमस्ते", "अलविदा"),
+    "gu": ("આવજો",),
 }
 """Built in, added to the suite's `defaults.caller_phrases[lang].goodbye` (the words the scripted caller
-itself takes as the agent's goodbye), so a suite without phrases for a language is still checked."""
+itself takes as the agent's goodbye), so a suite without phrases for a language is still checked.
+Thanks (धन्यवाद, આભાર, "thank you") are not farewells: agents thank callers all through a call, and a
+do-nothing agent whose filler began "આભાર" earned the check when the caller hung up on it."""
 
 HANDOFF_WORDS: dict[str, tuple[str, ...]] = {
     "en": ("transfer", "connect", "put you through", "stay on the line", "hold the line"),

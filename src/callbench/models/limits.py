@@ -31,18 +31,25 @@ class ProviderGate:
         self.in_flight = 0
         self.max_in_flight = 0
 
-    @asynccontextmanager
-    async def slot(self):
+    async def acquire(self) -> None:
+        """Take an in-flight slot (waits while the endpoint's cap is reached)."""
         if self._sem is not None:
             await self._sem.acquire()
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def release(self) -> None:
+        self.in_flight -= 1
+        if self._sem is not None:
+            self._sem.release()
+
+    @asynccontextmanager
+    async def slot(self):
+        await self.acquire()
         try:
             yield
         finally:
-            self.in_flight -= 1
-            if self._sem is not None:
-                self._sem.release()
+            self.release()
 
     async def before_request(self) -> None:
         """Wait out a shared cool-down and the per-minute windows, then count this request."""

@@ -48,6 +48,9 @@ class Cast:
     limits: dict[str, Any] = field(default_factory=dict)
     """per endpoint (a model spec label, or 'provider:*' for all of a provider): ProviderLimits"""
     gates: dict[str, Any] = field(default_factory=dict)
+    gate_factory: Any = None
+    """(endpoint key, ProviderLimits) -> gate; None makes in-process ProviderGates (Ray workers pass one
+    whose gates live in a cluster-wide actor, so limits hold across workers)"""
 
     def gate_for(self, spec) -> Any:
         """The shared gate of an endpoint: every role and model on it waits in the same line."""
@@ -58,7 +61,7 @@ class Cast:
             return None
         key = spec.base_url or spec.provider
         if key not in self.gates:
-            self.gates[key] = ProviderGate(limits)
+            self.gates[key] = (self.gate_factory or (lambda _key, lim: ProviderGate(lim)))(key, limits)
         return self.gates[key]
 
     def attach(self, model, spec):

@@ -4,6 +4,10 @@ The harness's own CPU (client, engine, graders) runs under one interpreter lock 
 machine with several cores, a single event loop becomes the bottleneck long before the provider does.
 Each worker process plays its share of the attempts with its own pool of concurrent calls and sends back
 plain JSON; the driver alone writes the store, exactly as with the local and Ray executors.
+
+Per-provider limits are split between the processes (each gets its share of every cap, rounded down, and
+there are never more processes than the smallest cap), so together they stay within the limits; a rate
+limit's cool-down is shared within a process, not across them.
 """
 
 from __future__ import annotations
@@ -54,6 +58,11 @@ def _worker(source: str, meta: dict, limits: dict, attempts: list[tuple[str, str
         results.put(("error", type(exc).__name__, str(exc)[:500], None, None, None))
 
 
+def split_limits(limits: dict[str, dict[str, int | None]], processes: int) -> dict[str, dict[str, int | None]]:
+    """Each process's share of every cap (rounded down: together they never exceed it)."""
+    return {key: {name: (value // processes if value else value) for name, value in lim.items()} for key, lim in limits.items()}
+
+
 class ProcessExecutor:
     name = "processes"
 
@@ -71,8 +80,10 @@ class ProcessExecutor:
         stop_flag = ctx.Event()
         meta = _run_meta(job.suite, job.config)
         limits = {k: asdict(v) for k, v in getattr(job.config, "limits", {}).items()}
-        shares = [attempts[i::self.processes] for i in range(self.processes)]
-        per_process = max(1, self.concurrency // self.processes)
+        processes = min([self.processes] + [v for lim in limits.values() for v in lim.values() if v])
+        limits = split_limits(limits, processes)
+        shares = [attempts[i::processes] for i in range(processes)]
+        per_process = max(1, self.concurrency // processes)
         procs = [ctx.Process(target=_worker, args=(str(job.suite.root), meta, limits,
                                                   [(a.candidate, a.scenario_id, a.repeat) for a in share], per_process,
                                                   results, stop_flag), daemon=True) for share in shares if share]

@@ -4,8 +4,9 @@ Tasks get only plain data (the suite's path, the run's meta dict, the attempt) a
 nothing that holds a connection, a lock or an event loop crosses a process boundary, and the driver stays the
 one writer of the store: a worker that dies loses at most calls that were never recorded as finished.
 
-Per-provider limits (`[limits]`) travel with each task and hold per worker process: a worker plays one call
-at a time, so its in-flight cap rarely binds, and per-minute budgets add up across the workers of a cluster.
+Per-provider limits (`[limits]`) hold across the cluster: the executor starts one actor holding every
+endpoint's gate (runs/ray_gates.py) and the workers' models ask it for each request's slot, as calls in one
+process ask their shared gate.
 
 On a remote cluster (`--address`) every worker needs callbench installed, the suite at the same path and the
 provider keys in its environment; a worker that finds a different suite than the driver refuses to play it.
@@ -25,6 +26,7 @@ from ..errors import CallbenchError
 from ..grading import Scorecard
 from .episodes import Attempt
 from .executors import AttemptJob, Deliver, _maybe_await
+from .ray_gates import start_gate_server
 
 INSTALL_HINT = "the ray executor needs the 'ray' extra: pip install -e '.[ray]'"
 
@@ -41,19 +43,22 @@ def _import_ray():
     return ray
 
 
-def _run_key(meta: dict[str, Any], limits: dict[str, Any]) -> str:
-    """Suite and run id, plus the adapter options, prices and limits the run id leaves out: a long-lived
-    cluster worker must not reuse one run's model clients for another run that differs only in an endpoint."""
-    extra = hashlib.sha256(json.dumps([meta.get("options"), meta.get("prices"), limits], sort_keys=True, default=str).encode())
+def _run_key(meta: dict[str, Any], limits: dict[str, Any], gates: Any = None) -> str:
+    """Suite and run id, plus the adapter options, prices, limits and gate actor the run id leaves out: a
+    long-lived cluster worker must not reuse one run's model clients (or gates) for another run."""
+    gate_id = gates.token if gates is not None else None
+    extra = hashlib.sha256(json.dumps([meta.get("options"), meta.get("prices"), limits, gate_id], sort_keys=True,
+                                      default=str).encode())
     return f"{meta['suite']['sha256']}:{meta['run_id']}:{extra.hexdigest()[:12]}"
 
 
-def _worker_run(source: str, meta: dict[str, Any], limits: dict[str, Any]):
+def _worker_run(source: str, meta: dict[str, Any], limits: dict[str, Any], gates: Any = None):
     from ..models.limits import ProviderLimits
     from ..suite_check import load_suite
+    from .ray_gates import RemoteGate
     from .runner import config_from_run, make_cast
 
-    key = _run_key(meta, limits)
+    key = _run_key(meta, limits, gates)
     if key not in _WORKER_RUNS:
         suite = load_suite(source)
         if suite.sha256 != meta["suite"]["sha256"]:
@@ -62,18 +67,19 @@ def _worker_run(source: str, meta: dict[str, Any], limits: dict[str, Any]):
         config = config_from_run(meta)
         if limits and not config.limits:  # run.json does not keep them
             config = replace(config, limits={k: ProviderLimits(**v) for k, v in limits.items()})
-        cast = make_cast(config)
+        cast = make_cast(config, gate_factory=(lambda k, lim: RemoteGate(gates.server, k, lim)) if gates is not None else None)
         _WORKER_RUNS[key] = (suite, config, cast, cast.graders())
     return _WORKER_RUNS[key]
 
 
 def play_attempt(source: str, meta: dict[str, Any], limits: dict[str, Any], candidate: str, scenario_id: str,
-                 repeat: int) -> tuple[str, str]:
-    """One call, played and scored in a worker; returns (trace JSON, scorecard JSON)."""
+                 repeat: int, gates: Any = None) -> tuple[str, str]:
+    """One call, played and scored in a worker; returns (trace JSON, scorecard JSON). `gates` links to the
+    run's GateServer actor (None when the run has no limits)."""
     from ..grading.scorecard import score_trace_async
     from .episodes import run_attempt
 
-    suite, config, cast, graders = _worker_run(source, meta, limits)
+    suite, config, cast, graders = _worker_run(source, meta, limits, gates)
     attempt = Attempt(candidate, scenario_id, repeat)
 
     async def play() -> tuple[str, str]:
@@ -101,6 +107,8 @@ class RayExecutor:
         self.address = address
         self.concurrency = max(1, concurrency)
         self.num_cpus = num_cpus
+        self.gate_stats: dict[str, dict[str, float]] = {}
+        """per endpoint, after a run with limits: the most requests in flight at once, seconds waited"""
 
     def _connect(self, ray) -> bool:
         """Join the given cluster, or start a small local one; True if this executor started Ray."""
@@ -124,6 +132,7 @@ class RayExecutor:
             source = str(job.suite.root)
             meta_ref = ray.put(_run_meta(job.suite, job.config))
             limits = {k: asdict(v) for k, v in getattr(job.config, "limits", {}).items()}
+            gates = start_gate_server(ray) if limits else None
             queue = list(reversed(attempts))
             in_flight: dict[Any, Attempt] = {}
             try:
@@ -132,7 +141,8 @@ class RayExecutor:
                         attempt = queue.pop()
                         if job.on_start is not None:
                             job.on_start(attempt)
-                        ref = remote.remote(source, meta_ref, limits, attempt.candidate, attempt.scenario_id, attempt.repeat)
+                        ref = remote.remote(source, meta_ref, limits, attempt.candidate, attempt.scenario_id, attempt.repeat,
+                                            gates)
                         in_flight[ref] = attempt
                     if not in_flight:
                         break  # stopped (budget): calls already running were delivered, the rest stay pending
@@ -145,6 +155,9 @@ class RayExecutor:
             finally:
                 for ref in in_flight:  # an error or a cancellation: do not leave calls running unrecorded
                     ray.cancel(ref)
+                if gates is not None:
+                    self.gate_stats = await asyncio.to_thread(ray.get, gates.server.stats.remote())
+                    ray.kill(gates.server)
         finally:
             if started:
                 ray.shutdown()

@@ -69,10 +69,11 @@ def run_id(suite: Suite, config: RunConfig) -> str:
     return f"{suite.id}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
-def make_cast(config: RunConfig) -> Cast:
+def make_cast(config: RunConfig, gate_factory: Any = None) -> Cast:
     """Resolve every candidate and the caller before anything runs, so a bad name or a missing key fails fast."""
     cast = Cast(caller=config.caller, candidate_options=dict(config.candidate_options), caller_options=dict(config.caller_options),
-                judge=config.judge, judge_options=dict(config.judge_options), limits=dict(config.limits))
+                judge=config.judge, judge_options=dict(config.judge_options), limits=dict(config.limits),
+                gate_factory=gate_factory)
     for name in config.candidates:
         cast.entry(name)
     if config.judge:

@@ -5,14 +5,17 @@ The browser tests skip only when /usr/bin/chromium or the playwright package is 
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from callbench.reports.html import caller_diff, json_for_script, render_html
+from callbench.reports.html import caller_diff, data_block, load_calls, render_html, viewer_data
 from callbench.runs import RunConfig, run_suite
 from callbench.suite_check import load_suite
 from callbench.testing import FakeProvider
@@ -24,6 +27,25 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 INJECTED = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
 CALL = "oracle/reschedule/r0"
 NEW_KEYS = ("intervals", "completion", "exclusions", "flake_rate", "operational")
+DATA_BLOCK = re.compile(r'<script type="application/octet-stream" id="callbench-data"[^>]*>([^<]*)</script>')
+
+
+def block_text(source: str) -> str:
+    """The data block of a report page: base64 text only."""
+    blocks = DATA_BLOCK.findall(source)
+    assert len(blocks) == 1
+    return blocks[0]
+
+
+def decode_block(source: str):
+    """What the viewer reads: the page's data block, base64-decoded, gunzipped and parsed."""
+    return json.loads(gzip.decompress(base64.b64decode(block_text(source), validate=True)).decode("utf-8"))
+
+
+def expected_data(run_dir: Path, report: dict | None = None) -> dict:
+    """The viewer data for a run folder, through a JSON round trip (as the page would carry it)."""
+    report = report if report is not None else json.loads((run_dir / "report.json").read_text())
+    return json.loads(json.dumps(viewer_data(report, load_calls(run_dir, report)[0])))
 
 
 def judge(body):
@@ -88,8 +110,15 @@ class Page:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.url = path.resolve().as_uri()
+
+    def open(self, init_script: str | None = None) -> Page:
+        """Load the page and wait until the trace viewer has inflated its data (or said it could not)."""
+        if init_script:
+            self.page.add_init_script(init_script)
         self.page.goto(self.url)
         self.page.wait_for_load_state("load")
+        self.page.wait_for_selector('#call-list[data-state="ready"], #call-list[data-state="failed"]', state="attached")
+        return self
 
     def open_call(self, key: str):
         self.page.click(f'button.call-link[data-call="{key}"]')
@@ -98,7 +127,7 @@ class Page:
 
 @pytest.fixture
 def page(browser, html_path):
-    p = Page(browser, html_path)
+    p = Page(browser, html_path).open()
     yield p
     p.page.close()
 
@@ -121,6 +150,9 @@ def test_injected_markup_is_text_and_never_runs(page, html_path):
     source = html_path.read_text()
     assert "<script>window.__pwned" not in source and "<img src=x" not in source
     assert source.count("<script") == 2  # the data block and the viewer
+    assert re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", block_text(source))  # nothing in it can end the block
+    calls = {c["key"]: c for c in decode_block(source)["calls"]}
+    assert INJECTED in calls[CALL]["trace"]["messages"][0]["text"]  # the markup is in the data, as data
     page.open_call(CALL)
     judged = page.page.locator('#call-view .verdict[data-id="looked_up_first"]')
     judged.wait_for()
@@ -200,7 +232,7 @@ def test_an_older_report_renders_with_placeholders(browser, run_dir, tmp_path):
     for key in ("slices", "comparisons", "ranking"):
         report.pop(key, None)
     out = render_html(run_dir, tmp_path / "old.html", report)
-    page = Page(browser, out)
+    page = Page(browser, out).open()
     text = page.page.inner_text("body")
     assert "not available" in text and "no interval" in text
     assert "Forest plot skipped" not in text  # the point estimates are still there
@@ -220,7 +252,7 @@ def test_full_report_fields_draw_every_plot(browser, run_dir, tmp_path):
         row["exclusions"] = {"RateLimitError": {"count": 2, "passes": 1}}
         row["flake_rate"] = 0.25
     out = render_html(run_dir, tmp_path / "full.html", report)
-    page = Page(browser, out)
+    page = Page(browser, out).open()
     assert page.page.locator("#forest svg circle").count() == 6
     assert page.page.locator("#tradeoffs svg").count() == 2
     assert page.page.locator("#tradeoffs svg circle").count() == 4
@@ -241,11 +273,77 @@ def test_missing_pieces_never_crash(tmp_path, run_dir):
     assert "not a readable JSON trace" in html
 
 
-def test_json_for_script_cannot_close_its_block():
-    data = {"t": "</script><!--<script>a&b</SCRIPT>", "u": "\u2028"}
-    text = json_for_script(data)
-    assert "<" not in text and ">" not in text and "&" not in text
-    assert json.loads(text) == data
+def test_data_block_cannot_close_its_block():
+    data = {"t": "</script><!--<script>a&b</SCRIPT>", "u": "\u2028", "lone": "\ud800", "hi": "નમસ્તે"}
+    text = data_block(data)
+    assert re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", text)
+    member = base64.b64decode(text)
+    assert member[:10] == bytes([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 2, 255])  # no timestamp, no name, OS "unknown"
+    assert json.loads(gzip.decompress(member)) == data
+    assert data_block(data) == text
+
+
+def test_data_block_round_trips_the_viewer_data(run_dir, html_path):
+    data = decode_block(html_path.read_text())
+    assert data == expected_data(run_dir)
+    assert data["candidates"] == ["oracle", "noop"]
+    assert sorted(c["key"] for c in data["calls"]) == ["noop/reschedule/r0", "oracle/reschedule/r0"]
+    oracle = next(c for c in data["calls"] if c["key"] == CALL)
+    assert oracle["card"]["items"] and oracle["diffs"] and oracle["trace"]["messages"]
+
+
+def test_same_run_gives_byte_identical_pages(run_dir, tmp_path):
+    first = render_html(run_dir, tmp_path / "a.html").read_bytes()
+    second = render_html(run_dir, tmp_path / "b.html").read_bytes()
+    assert first == second
+
+
+def test_page_is_several_times_smaller_than_its_raw_data(tmp_path):
+    """The built-in starter suite with the baselines (48 distinct calls, offline): the whole page against the compact
+    JSON it carries. The two-call fixture above is too small for this (its tables, style and script outweigh its data).
+    The run goes in a worker thread: a module's Playwright may be holding this thread's event loop."""
+    from callbench.suite_check import check_suite
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(run_suite, check_suite("starter").suite, RunConfig(seed=0), tmp_path / "run").result()
+    page = render_html(tmp_path / "run", tmp_path / "starter.html")
+    raw = json.dumps(expected_data(tmp_path / "run"), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    assert len(decode_block(page.read_text())["calls"]) == 48
+    assert 3 * page.stat().st_size <= len(raw), (page.stat().st_size, len(raw))  # 4.3x measured: tables, style
+    assert 8 * len(block_text(page.read_text())) <= len(raw)  # and script are ~90 KB of it; the block alone: ~9x
+
+
+def test_viewer_shows_calls_after_async_decompression(page):
+    assert page.page.get_attribute("#call-list", "data-state") == "ready"
+    assert "Loading" not in page.page.inner_text("#call-list")
+    assert page.page.locator("#call-list button.call-link").all_inner_texts() == ["reschedule r0", "reschedule r0"]
+    page.open_call(CALL)
+    assert page.page.locator("#call-view .entry.role-caller").count() >= 1
+    assert page.page.locator("#call-view .entry.role-candidate").count() >= 1
+    assert "Swift Parcels" in page.page.inner_text('#call-view .entry[data-index="0"]')
+    assert page.errors == [] and page.requests == [page.url]
+
+
+@pytest.mark.parametrize("case", ["no DecompressionStream", "corrupt block"])
+def test_viewer_says_so_when_it_cannot_inflate_and_the_rest_still_renders(browser, html_path, tmp_path, case):
+    path, init = html_path, None
+    if case == "no DecompressionStream":
+        init = "delete window.DecompressionStream"
+    else:
+        source = html_path.read_text()
+        path = tmp_path / "corrupt.html"
+        path.write_text(source.replace(block_text(source), base64.b64encode(b"not gzip at all!").decode()))
+    page = Page(browser, path).open(init)
+    assert page.page.get_attribute("#call-list", "data-state") == "failed"
+    message = page.page.inner_text("#call-list")
+    assert "could not read the traces" in message
+    assert ("DecompressionStream" in message) == (case == "no DecompressionStream")
+    assert page.page.locator("#call-list button.call-link").count() == 0
+    assert "oracle" in page.page.inner_text("#leaderboard")
+    assert page.page.locator("#forest svg circle").count() >= 4
+    assert page.page.locator('#scenarios a[href^="#calls="]').count() >= 2
+    assert page.errors == [] and page.requests == [page.url]
+    page.page.close()
 
 
 def test_caller_diff_marks_damage_but_not_fragment_cuts():

@@ -1,11 +1,11 @@
 // callbench HTML report: the trace viewer. Builds every node with createElement/textContent;
-// run data (model and caller text) never passes through innerHTML.
+// run data (model and caller text) never passes through innerHTML. The data block is base64 of
+// gzipped JSON (see html.py); it is inflated with the browser's DecompressionStream, so the viewer
+// starts asynchronously, and says so in its own area if it cannot (the rest of the page is static).
 (function () {
   "use strict";
-  var data = JSON.parse(document.getElementById("callbench-data").textContent);
-  var calls = data.calls || [];
-  var byKey = {};
-  calls.forEach(function (c) { byKey[c.key] = c; });
+  var data = {}, calls = [], byKey = {}, rows = [], groups = {};
+  var filterCand, filterText;
   var list = document.getElementById("call-list");
   var view = document.getElementById("call-view");
 
@@ -38,42 +38,85 @@
     return parent;
   }
 
-  // ------------------------------------------------------------ the list of calls
-  var filterCand = el("select"), filterText = el("input");
-  filterText.type = "search";
-  filterText.placeholder = "filter scenarios\u2026";
-  add(filterCand, el("option", null, "all candidates"));
-  filterCand.firstChild.value = "";
-  (data.candidates || []).forEach(function (name) {
-    var o = el("option", null, name);
-    o.value = name;
-    filterCand.appendChild(o);
-  });
-  var table = el("table", "grid calls"), tbody = el("tbody");
-  var head = el("tr");
-  ["call", "task", "conv.", "ok", "end"].forEach(function (h) { head.appendChild(el("th", null, h)); });
-  add(table, add(el("thead"), head), tbody);
-  var groups = {};
-  var rows = calls.map(function (c) {
-    var card = c.card || {}, tr = el("tr");
-    if (!groups[c.candidate]) {
-      var g = el("tr", "group"), th = el("th", null, c.candidate);
-      th.colSpan = 5;
-      add(tbody, add(g, th));
-      groups[c.candidate] = g;
+  // ------------------------------------------------------------ the data block
+  function base64Bytes(text) {
+    // chunks of whole 4-character groups through atob, then a plain loop: no per-character callbacks
+    text = text.replace(/\s+/g, "");
+    if (text.length % 4) throw new Error("the data block is not base64 (length " + text.length + ")");
+    var pad = text.slice(-2) === "==" ? 2 : (text.slice(-1) === "=" ? 1 : 0);
+    var bytes = new Uint8Array(text.length / 4 * 3 - pad), out = 0, CHUNK = 1 << 18;
+    for (var at = 0; at < text.length; at += CHUNK) {
+      var bin = atob(text.slice(at, at + CHUNK));
+      for (var i = 0; i < bin.length; i++) bytes[out++] = bin.charCodeAt(i);
     }
-    var btn = el("button", "call-link", c.scenario + " r" + c.repeat);
-    btn.type = "button";
-    btn.setAttribute("data-call", c.key);
-    btn.addEventListener("click", function () { location.hash = "call=" + encodeURIComponent(c.key); });
-    var ok = card.outcome === "excluded" ? el("span", "bad", "excl.") :
-      (card.deterministic_passed ? el("span", "good", "\u2713") : el("span", "bad", "\u2717"));
-    add(tr, add(el("td"), btn), el("td", "num", score((card.task || {}).score)),
-      el("td", "num", score((card.conversation || {}).score)), add(el("td", "num"), ok),
-      el("td", "sub", (c.trace.end || {}).reason || card.end_reason || "none"));
-    tbody.appendChild(tr);
-    return { tr: tr, call: c };
-  });
+    return bytes;
+  }
+  function inflate(bytes) {
+    if (typeof DecompressionStream !== "function" || typeof Response !== "function" || typeof Blob !== "function") {
+      throw new Error("this browser cannot decompress it (no DecompressionStream; Chrome 80+, Firefox 113+ and Safari 16.4+ can)");
+    }
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  }
+  function loadData() {
+    return Promise.resolve().then(function () {
+      var block = document.getElementById("callbench-data");
+      if (!block) throw new Error("the page has no data block");
+      return inflate(base64Bytes(block.textContent));
+    }).then(function (text) { return JSON.parse(text); });
+  }
+  function failed(err) {
+    var msg = el("div", "note bad");
+    add(msg, el("p", null, "The trace viewer could not read the traces embedded in this page: " +
+      ((err && err.message) || String(err)) + "."),
+      el("p", null, "The tables and plots above do not depend on them."));
+    list.replaceChildren(msg);
+    list.setAttribute("data-state", "failed");
+    view.replaceChildren();
+  }
+
+  // ------------------------------------------------------------ the list of calls
+  function buildList() {
+    filterCand = el("select");
+    filterText = el("input");
+    filterText.type = "search";
+    filterText.placeholder = "filter scenarios\u2026";
+    add(filterCand, el("option", null, "all candidates"));
+    filterCand.firstChild.value = "";
+    (data.candidates || []).forEach(function (name) {
+      var o = el("option", null, name);
+      o.value = name;
+      filterCand.appendChild(o);
+    });
+    var table = el("table", "grid calls"), tbody = el("tbody");
+    var head = el("tr");
+    ["call", "task", "conv.", "ok", "end"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    add(table, add(el("thead"), head), tbody);
+    rows = calls.map(function (c) {
+      var card = c.card || {}, tr = el("tr");
+      if (!groups[c.candidate]) {
+        var g = el("tr", "group"), th = el("th", null, c.candidate);
+        th.colSpan = 5;
+        add(tbody, add(g, th));
+        groups[c.candidate] = g;
+      }
+      var btn = el("button", "call-link", c.scenario + " r" + c.repeat);
+      btn.type = "button";
+      btn.setAttribute("data-call", c.key);
+      btn.addEventListener("click", function () { location.hash = "call=" + encodeURIComponent(c.key); });
+      var ok = card.outcome === "excluded" ? el("span", "bad", "excl.") :
+        (card.deterministic_passed ? el("span", "good", "\u2713") : el("span", "bad", "\u2717"));
+      add(tr, add(el("td"), btn), el("td", "num", score((card.task || {}).score)),
+        el("td", "num", score((card.conversation || {}).score)), add(el("td", "num"), ok),
+        el("td", "sub", (c.trace.end || {}).reason || card.end_reason || "none"));
+      tbody.appendChild(tr);
+      return { tr: tr, call: c };
+    });
+    filterCand.addEventListener("change", applyFilter);
+    filterText.addEventListener("input", applyFilter);
+    list.replaceChildren(add(el("div", "filters"), filterCand, filterText), add(el("div", "scroll"), table));
+    if (!calls.length) list.appendChild(el("p", "note", "No traces were found in this run folder."));
+  }
+
   function applyFilter() {
     var cand = filterCand.value, text = filterText.value.toLowerCase();
     rows.forEach(function (r) {
@@ -84,10 +127,6 @@
       groups[name].hidden = !rows.some(function (r) { return r.call.candidate === name && !r.tr.hidden; });
     });
   }
-  filterCand.addEventListener("change", applyFilter);
-  filterText.addEventListener("input", applyFilter);
-  list.replaceChildren(add(el("div", "filters"), filterCand, filterText), add(el("div", "scroll"), table));
-  if (!calls.length) list.appendChild(el("p", "note", "No traces were found in this run folder."));
 
   // ------------------------------------------------------------ one call
   function channelEvent(e) {
@@ -301,6 +340,17 @@
       document.getElementById("calls").scrollIntoView();
     }
   }
-  window.addEventListener("hashchange", route);
-  route();
+
+  function start(loaded) {
+    data = loaded && typeof loaded === "object" ? loaded : {};
+    calls = data.calls || [];
+    calls.forEach(function (c) { byKey[c.key] = c; });
+    buildList();
+    window.addEventListener("hashchange", route);
+    route();
+    list.setAttribute("data-state", "ready");
+  }
+  list.replaceChildren(el("p", "note", "Loading the calls\u2026"));
+  list.setAttribute("data-state", "loading");
+  loadData().then(start, failed);
 })();

@@ -2,9 +2,14 @@
 
 Authored ASR events (substitute, drop, double a span) and VAD splits fire on the
 caller turn or plan step they are keyed to; the seeded first-turn mode changes
-one eligible word of the first caller turn. Each event is recorded with what it
+one eligible word of the first caller turn. A background condition (spec/casting.py)
+then mishears eligible words of each fragment at its noise rate and may add a line of
+background speech as a fragment of its own. Each event is recorded with what it
 changed, or why it did not apply. The intended text is kept by the trace and
 never passed on.
+
+Order matters: authored events find their spans in the caller's own words, so they
+apply before the background damages them.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..spec import ChannelProgram
+from ..spec import Background, ChannelProgram
 from ..spec.scenario import Double, Drop, Split, Substitute
 from ..text import find_span, fold, graphemes, letter_count, words
 from .trace import ChannelEventRecord
@@ -21,9 +26,13 @@ VOWELS = "aeiou"
 
 
 class TextChannel:
-    def __init__(self, program: ChannelProgram, knows: dict[str, Any], rng: random.Random):
+    def __init__(self, program: ChannelProgram, knows: dict[str, Any], rng: random.Random,
+                 background: Background | None = None, background_rng: random.Random | None = None, language: str = ""):
         self.program = program
         self.rng = rng
+        self.background = background
+        self.background_rng = background_rng or random.Random(rng.random())
+        self.intrusions = background.lines_for(language) if background is not None else []
         self.protected = {fold(w) for v in knows.values() for _, _, w in words(str(v))}
         self.fired: set[int] = set()
 
@@ -47,7 +56,37 @@ class TextChannel:
         for event, anchor in splits:
             fragments, record = _split(event, fragments, anchor)
             records.append(record)
+        if self.background is not None:
+            fragments = self._background(fragments, turn, records)
         return fragments, records
+
+    def _background(self, fragments: list[str], turn: int, records: list[ChannelEventRecord]) -> list[str]:
+        bg, rng, anchor = self.background, self.background_rng, f"turn {turn}"
+        assert bg is not None
+        changes: list[str] = []
+        if bg.noise > 0:
+            out = []
+            for fragment in fragments:
+                pieces, last = [], 0
+                for start, end, word in words(fragment):
+                    eligible = letter_count(word) >= 4 and not any(ch.isdigit() for ch in word) and fold(word) not in self.protected
+                    if eligible and rng.random() < bg.noise:
+                        heard = _mangle(word, rng)
+                        pieces += [fragment[last:start], heard]
+                        last = end
+                        changes.append(f"'{word}' heard as '{heard}'")
+                out.append("".join(pieces) + fragment[last:])
+            fragments = out
+        if changes:
+            records.append(ChannelEventRecord(kind="noise", origin="background", anchor=anchor, applied=True,
+                                              detail="; ".join(changes)))
+        if self.intrusions and bg.intrusion_rate > 0 and rng.random() < bg.intrusion_rate:
+            line = self.intrusions[rng.randrange(len(self.intrusions))]
+            at = rng.randrange(len(fragments) + 1)
+            fragments = fragments[:at] + [line] + fragments[at:]
+            records.append(ChannelEventRecord(kind="intrusion", origin="background", anchor=anchor, applied=True,
+                                              after=line, detail=f"background speech heard as fragment {at + 1} of {len(fragments)}"))
+        return fragments
 
     def unfired(self) -> list[ChannelEventRecord]:
         """Events whose turn or step never came: recorded as not applied, never silently dropped."""

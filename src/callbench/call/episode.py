@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import EpisodeError, InfrastructureError
@@ -43,6 +43,7 @@ class EpisodeSetup:
     seed: int
     max_caller_turns: int = 30
     max_tool_calls_per_turn: int = 10
+    conditions: dict[str, str] = field(default_factory=dict)
 
 
 class _Episode:
@@ -52,7 +53,8 @@ class _Episode:
         self.tools = {t.name: t for t in agent.tools}
         self.trace = Trace(id=setup.trace_id, suite=setup.suite, scenario_id=setup.scenario.id, agent_id=agent.id,
                            candidate=setup.candidate_name, caller=setup.caller_name, repeat=setup.repeat,
-                           seed=setup.seed, instructions_sha256=setup.agent.instructions_sha256)
+                           seed=setup.seed, instructions_sha256=setup.agent.instructions_sha256,
+                           conditions=dict(setup.conditions))
         self.observed: list[ObservedMessage] = []
         self.public: list[PublicTurn] = []
         self.expressed: list[str] = []

@@ -45,7 +45,7 @@ class Message(_T):
 
 class ChannelEventRecord(_T):
     kind: str
-    origin: Literal["authored", "seeded"]
+    origin: Literal["authored", "seeded", "background"]
     anchor: str = Field(description="'turn 3' or 'step give_id': what the event was keyed to")
     applied: bool
     detail: str = ""
@@ -156,6 +156,8 @@ class Trace(_T):
     repeat: int
     seed: int
     instructions_sha256: str
+    conditions: dict[str, str] = Field(default_factory=dict,
+                                       description="the persona and background the suite's casting assigned to this call")
     messages: list[Message] = Field(default_factory=list)
     caller_turns: list[CallerTurnRecord] = Field(default_factory=list)
     tool_events: list[ToolEvent] = Field(default_factory=list)

@@ -43,6 +43,7 @@ class Scorecard(BaseModel):
     agent_id: str
     candidate: str
     repeat: int
+    conditions: dict[str, str] = Field(default_factory=dict, description="persona and background the suite's casting assigned")
     outcome: Literal["completed", "excluded"]
     end_reason: str | None
     items: list[ItemVerdict]
@@ -160,7 +161,7 @@ def _card(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list,
         usage["judge"] = judge_usage
         models["judge"] = next(iter(judged.values()))["model"]
     return Scorecard(trace_id=trace.id, scenario_id=trace.scenario_id, agent_id=trace.agent_id, candidate=trace.candidate,
-                     repeat=trace.repeat, outcome=outcome, end_reason=trace.end.reason if trace.end else None,
+                     repeat=trace.repeat, conditions=dict(trace.conditions), outcome=outcome, end_reason=trace.end.reason if trace.end else None,
                      items=items, task=task, conversation=conversation, overall=overall,
                      diagnostics=diagnostic_scores(items),
                      deterministic_passed=outcome == "completed" and all(i.r == 1.0 for i in deterministic),

@@ -91,7 +91,8 @@ def slice_rows(cards: list[Scorecard], suite) -> list[dict[str, Any]]:
         rows.append({"candidate": c.candidate, "scenario": c.scenario_id, "agent": c.agent_id, "score": score,
                      "passed": c.deterministic_passed, "language": sc.language if sc else None,
                      "difficulty": sc.difficulty if sc else None, "tags": list(sc.tags) if sc else [],
-                     "persona": sc.caller.persona.mood if sc else None, "background": None, "requests": None})
+                     "persona": c.conditions.get("persona") or (sc.caller.persona.mood if sc else None),
+                     "background": c.conditions.get("background"), "requests": None})
     return rows
 
 
@@ -99,4 +100,5 @@ def slices(cards: list[Scorecard], suite) -> dict[str, Any]:
     from ..stats.slices import slice_scores
 
     rows = slice_rows(cards, suite)
-    return {by: slice_scores(rows, by) for by in ("language", "difficulty", "tags", "persona")}
+    kinds = ("language", "difficulty", "tags", "persona") + (("background",) if any(r["background"] for r in rows) else ())
+    return {by: slice_scores(rows, by) for by in kinds}

@@ -15,6 +15,7 @@ from ..call import EpisodeSetup, Failure, SuiteRef, TextChannel, Trace, run_epis
 from ..callers import Caller, LineCaller, ScriptedCaller
 from ..candidates import Candidate, CandidateEntry, candidate_entry
 from ..spec import Scenario, Suite
+from .casting import cast_scenario, conditions
 from .seeds import derive_seed
 
 @dataclass(frozen=True)
@@ -170,12 +171,17 @@ async def _run_once(suite: Suite, attempt: Attempt, run_seed: int, cast: Cast,
     agent = suite.agent_for(scenario)
     seed = derive_seed(run_seed, attempt.scenario_id, attempt.repeat)
     defaults = suite.manifest.defaults
+    assigned = conditions(suite, attempt.scenario_id, attempt.repeat)
+    scenario = cast_scenario(suite, scenario, assigned)
     caller = caller or cast.make_caller(scenario, suite)
     setup = EpisodeSetup(trace_id=attempt.trace_id, suite=suite_ref(suite), scenario=scenario, agent=agent,
                          candidate_name=attempt.candidate, caller_name=getattr(caller, "name", cast.caller),
                          repeat=attempt.repeat, seed=seed, max_caller_turns=defaults.max_caller_turns,
-                         max_tool_calls_per_turn=defaults.max_tool_calls_per_turn)
+                         max_tool_calls_per_turn=defaults.max_tool_calls_per_turn, conditions=assigned)
     candidate = candidate or cast.entry(attempt.candidate).make(scenario)
     backend = build_backend(scenario.backend, scenario.caller.knows, agent.definition.tools)
-    channel = TextChannel(scenario.channel, scenario.caller.knows, random.Random(derive_seed(seed, "channel")))
+    background = suite.manifest.casting.backgrounds.get(assigned.get("background", ""))
+    channel = TextChannel(scenario.channel, scenario.caller.knows, random.Random(derive_seed(seed, "channel")),
+                          background=background, background_rng=random.Random(derive_seed(seed, "background")),
+                          language=scenario.language)
     return await run_episode(setup, candidate, caller, backend, channel)

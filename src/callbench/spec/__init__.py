@@ -2,6 +2,7 @@
 except the leaf `errors` module."""
 
 from .agent import AgentDefinition, SuccessCondition, ToolSpec
+from .casting import Background, Casting
 from .loading import load_suite_files, parse_model, render_instructions, suite_hash
 from .matchers import MISSING, MatchResult, Matcher, evaluate, evaluate_args, kind_of, type_problems
 from .scenario import (
@@ -15,7 +16,7 @@ from .templates import TemplateError, make_scope, resolve
 from .validation import normalize_space, validate_suite
 
 __all__ = [
-    "MISSING", "AgentDefinition", "CallerBrief", "CallerPhrases", "ChannelProgram", "Count", "Criterion",
+    "MISSING", "AgentDefinition", "Background", "CallerBrief", "Casting", "CallerPhrases", "ChannelProgram", "Count", "Criterion",
     "ExpectedAction", "LoadedAgent", "MatchResult", "Matcher", "Persona", "PlanStep", "QueueBackendSpec",
     "QueueEntry", "ReferenceCall", "ReferenceTurn", "Scenario", "SuccessCondition", "Suite", "SuiteDefaults",
     "SuiteManifest", "TemplateError", "ToolSpec", "evaluate", "evaluate_args", "kind_of", "load_suite_files",

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .agent import AgentDefinition
 from .base import Identifier, SpecModel
+from .casting import Casting
 from .scenario import Anchors, Diagnostic, Scenario, Weight
 
 
@@ -43,6 +44,7 @@ class SuiteManifest(SpecModel):
     languages: list[str] = Field(min_length=1)
     conversation_criteria: list[ConversationCriterion] = Field(default_factory=list)
     defaults: SuiteDefaults = Field(default_factory=SuiteDefaults)
+    casting: Casting = Field(default_factory=Casting)
 
 
 class LoadedAgent(BaseModel):

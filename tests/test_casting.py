@@ -64,7 +64,7 @@ def test_backgrounds_rotate_over_repeats(cast_starter):
     assert len(orders) > 1  # shuffled per scenario, not one fixed rotation for all
 
 
-def test_the_casting_seed_not_the_run_seed_decides(cast_starter, tmp_path):
+def test_the_casting_seed_decides_the_assignment(cast_starter, tmp_path):
     again = load_suite(with_casting(STARTER, tmp_path / "again"))
     every = [(sid, r) for sid in cast_starter.scenarios for r in range(3)]
     assert [conditions(cast_starter, s, r) for s, r in every] == [conditions(again, s, r) for s, r in every]
@@ -101,8 +101,15 @@ def test_background_noise_spares_caller_facts_and_intrusions_are_recorded():
 
 
 def test_a_clean_background_changes_nothing():
-    channel = TextChannel(ChannelProgram(), {}, random.Random(1), background=Background(), language="en")
+    channel = TextChannel(ChannelProgram(), {}, random.Random(1), background=Background(), background_rng=random.Random(2),
+                          language="en")
     assert channel.render("Hello, I would like to reschedule", 1, ()) == (["Hello, I would like to reschedule"], [])
+
+
+def test_a_background_brings_its_own_generator():
+    """Drawing the background's generator from the channel's would shift the seeded mishearing of every call."""
+    with pytest.raises(ValueError, match="background_rng"):
+        TextChannel(ChannelProgram(), {}, random.Random(1), background=Background(noise=0.1))
 
 
 def test_every_candidate_gets_the_same_assignment_and_reports_slice_by_it(cast_starter, tmp_path):
@@ -117,12 +124,23 @@ def test_every_candidate_gets_the_same_assignment_and_reports_slice_by_it(cast_s
     assert set(slices["background"]["oracle"]) == {"clean", "street", "tv"}
     assert sum(cell["calls"] for cell in slices["background"]["oracle"].values()) == 12
     assert set(slices["persona"]["noop"]) <= {"calm", "angry"}
+    other = run_suite(cast_starter, RunConfig(candidates=("noop",), repeats=3, seed=6, scenarios=config.scenarios[:1]),
+                      tmp_path / "other-seed")
+    assert all(c.conditions == cards[("noop", c.scenario_id, c.repeat)].conditions for c in other.scorecards)  # not the run seed
     tv = [c for c in result.scorecards if c.conditions["background"] == "tv"]
     assert tv  # and a tv call's trace shows what the channel did
     from callbench.call import read_trace
 
     traces = [read_trace(p) for p in (tmp_path / "run" / "traces").rglob("*.json")]
     assert any(e.origin == "background" for t in traces for turn in t.caller_turns for e in turn.channel_events)
+
+
+def test_background_speech_is_required_for_every_suite_language(tmp_path):
+    english_only = "\ncasting:\n  backgrounds:\n    tv: { intrusion_rate: 0.2, intrusions: { en: [news at ten] } }\n"
+    with pytest.raises(SuiteError) as info:
+        load_suite(with_casting(STARTER, tmp_path, english_only))
+    assert "casting.backgrounds.tv.intrusions" in str(info.value) and "['gu', 'hi']" in str(info.value)
+    load_suite(with_casting(STARTER, tmp_path / "any", english_only.replace("en: [news at ten]", '"*": [news at ten]')))
 
 
 def test_bad_casting_is_refused_naming_the_file_and_field(tmp_path):

@@ -177,7 +177,7 @@ def test_english_on_a_hindi_agent_fails_script(starter):
 
 def test_thanks_without_a_farewell_is_not_a_goodbye(starter):
     """The noop used to earn the closing on a Gujarati call whose caller hung up after its filler
-    "આભાર, મેં આ નોંધી લીધું છે" ("thanks, I've noted it")."""
+    "આભાર, મેં આ નોંધી લીધું છે" ("thanks, I've noted it"); the Hindi thanks-word left the lists with it."""
     v = hindi(starter, HI_GREET, HI_SMS, "धन्यवाद, मैंने आपकी शिकायत दर्ज कर ली है।")
     assert v["goodbye"].r == 0.0 and "no goodbye" in v["goodbye"].detail
 

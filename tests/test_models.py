@@ -77,6 +77,19 @@ def test_timeout_is_classified(transport):
             complete(model(fp, timeout_s=0.3, max_retries=0, http_transport=transport))
 
 
+def test_the_aiohttp_transport_without_the_sdks_extra_fails_at_once_with_the_hint(monkeypatch):
+    import openai
+
+    class Placeholder:  # what the SDK exports when its aiohttp extra is missing
+        def __init__(self, **_):
+            raise RuntimeError("To use the aiohttp client you must have installed the package with the `aiohttp` extra")
+
+    monkeypatch.setattr(openai, "DefaultAioHttpClient", Placeholder)
+    with pytest.raises(ImportError, match=r"openai\[aiohttp\]"):
+        OpenAICompatibleModel("x", base_url="http://127.0.0.1:9/v1", api_key=KEY)
+    OpenAICompatibleModel("x", base_url="http://127.0.0.1:9/v1", api_key=KEY, settings=ModelSettings(http_transport="httpx"))
+
+
 def test_an_unknown_transport_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="aiohttp.*httpx.*'curl'"):
         OpenAICompatibleModel("x", base_url="http://127.0.0.1:9/v1", api_key=KEY, settings=ModelSettings(http_transport="curl"))

@@ -1,7 +1,8 @@
 """Proof that each scenario is solvable: its reference solution, played through the real engine, passes.
 
 The oracle is run against a caller that only acknowledges (so the check does
-not depend on the caller's plan), with no channel damage, and every
+not depend on the caller's plan), with no channel damage (no authored events, no
+seeded mishearing, no casting: background and persona), and every
 deterministic item must be met and the call must end through a successful
 call-ending tool.
 """
@@ -13,7 +14,7 @@ import asyncio
 from .errors import Problem
 from .grading.scorecard import default_graders
 from .runs.episodes import Attempt, run_attempt
-from .spec import Suite
+from .spec import Casting, Suite
 from .spec.yamlio import YamlDocument
 
 
@@ -34,8 +35,10 @@ async def _check_all(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
     from .candidates import OracleCandidate
 
     problems: list[Problem] = []
-    quiet = suite.model_copy(update={"scenarios": {k: s.model_copy(update={"channel": s.channel.model_copy(update={"events": [], "seeded_first_turn": False})})
-                                                   for k, s in suite.scenarios.items()}})
+    quiet = suite.model_copy(update={
+        "manifest": suite.manifest.model_copy(update={"casting": Casting()}),
+        "scenarios": {k: s.model_copy(update={"channel": s.channel.model_copy(update={"events": [], "seeded_first_turn": False})})
+                      for k, s in suite.scenarios.items()}})
     for scenario_id, scenario in quiet.scenarios.items():
         label = suite.scenario_files[scenario_id]
         doc = docs.get(label)

@@ -30,8 +30,10 @@ class TextChannel:
                  background: Background | None = None, background_rng: random.Random | None = None, language: str = ""):
         self.program = program
         self.rng = rng
+        if background is not None and background_rng is None:
+            raise ValueError("a background needs its own background_rng (drawing it from rng would shift the channel's own draws)")
         self.background = background
-        self.background_rng = background_rng or random.Random(rng.random())
+        self.background_rng = background_rng
         self.intrusions = background.lines_for(language) if background is not None else []
         self.protected = {fold(w) for v in knows.values() for _, _, w in words(str(v))}
         self.fired: set[int] = set()
@@ -62,7 +64,7 @@ class TextChannel:
 
     def _background(self, fragments: list[str], turn: int, records: list[ChannelEventRecord]) -> list[str]:
         bg, rng, anchor = self.background, self.background_rng, f"turn {turn}"
-        assert bg is not None
+        assert bg is not None and rng is not None
         changes: list[str] = []
         if bg.noise > 0:
             out = []

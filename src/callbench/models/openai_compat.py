@@ -95,9 +95,10 @@ class OpenAICompatibleModel:
         if transport not in TRANSPORTS:
             raise ValueError(f"http_transport must be one of {TRANSPORTS}, not {transport!r}")
         if transport == "aiohttp":
-            try:
-                import aiohttp  # noqa: F401 - only to fail here, with the hint, rather than at the first request
-            except ImportError:
+            try:  # fail here, with the hint, rather than at the first request of a sweep
+                import aiohttp  # noqa: F401
+                openai.DefaultAioHttpClient()  # the SDK's placeholder class raises RuntimeError without its extra
+            except (ImportError, RuntimeError):
                 raise ImportError(AIOHTTP_HINT) from None
         self._make_client = lambda: openai.AsyncOpenAI(
             base_url=base_url, api_key=api_key or "not-needed", timeout=self.settings.timeout_s, max_retries=0,
@@ -107,7 +108,8 @@ class OpenAICompatibleModel:
         self.gate = None  # a ProviderGate shared with every model on the same endpoint (runs set it)
 
     def _client_for_loop(self):
-        """One SDK client per event loop: its connection pool is bound to the loop that created it."""
+        """One SDK client per event loop: its connection pool is bound to the loop that created it. Call
+        `aclose()` before a loop ends (runs do): a client left behind by a finished loop cannot be closed later."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
             self._client, self._loop = self._make_client(), loop

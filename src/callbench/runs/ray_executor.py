@@ -156,8 +156,12 @@ class RayExecutor:
                 for ref in in_flight:  # an error or a cancellation: do not leave calls running unrecorded
                     ray.cancel(ref)
                 if gates is not None:
-                    self.gate_stats = await asyncio.to_thread(ray.get, gates.server.stats.remote())
-                    ray.kill(gates.server)
+                    try:
+                        self.gate_stats = await asyncio.to_thread(ray.get, gates.server.stats.remote())
+                    except Exception:  # noqa: BLE001 - figures only; never hide the sweep's own error
+                        self.gate_stats = {}
+                    finally:
+                        ray.kill(gates.server)
         finally:
             if started:
                 ray.shutdown()

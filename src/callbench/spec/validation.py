@@ -65,6 +65,11 @@ def validate_suite(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]
         _check_scenario(report, label, scenario, loaded.definition, loaded.instructions, scenario.agent not in broken,
                         tuple(suite.manifest.conversation_criteria))
         _check_scripted_caller(report, label, scenario, suite)
+    for name, background in suite.manifest.casting.backgrounds.items():
+        missing = [lang for lang in sorted(languages) if not background.lines_for(lang)]
+        if background.intrusion_rate > 0 and missing:  # else the slice would mix calls with and without intrusions
+            report.add("suite.yaml", ("casting", "backgrounds", name, "intrusions"),
+                       f"no background speech for language(s) {missing}: add lines for them, or under '*' for any language")
     return report.problems
 
 

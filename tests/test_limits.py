@@ -1,7 +1,6 @@
 """Per-provider limits: in-flight caps, per-minute windows, and a cool-down shared after a rate limit."""
 
 import asyncio
-import threading
 import time
 
 from callbench.models.base import ModelSettings
@@ -12,22 +11,11 @@ from callbench.testing import FakeProvider
 
 
 def test_concurrency_cap_holds_across_a_run(mini_suite, tmp_path):
-    live, peak, lock = [0], [0], threading.Lock()
-
-    def slow(body):
-        with lock:
-            live[0] += 1
-            peak[0] = max(peak[0], live[0])
-        time.sleep(0.05)
-        with lock:
-            live[0] -= 1
-        return "Hello."
-
-    with FakeProvider(slow) as fp:
+    with FakeProvider(lambda body: time.sleep(0.05) or "Hello.") as fp:
         name = f"openai-compatible:{fp.base_url}#m"
         run_suite(mini_suite, RunConfig(candidates=(name,), repeats=12, concurrency=12,
                                         limits={"openai-compatible:*": ProviderLimits(concurrency=3)}), tmp_path / "r")
-    assert peak[0] == 3
+    assert fp.max_in_flight == 3
 
 
 def test_requests_per_minute_window_with_a_fake_clock():

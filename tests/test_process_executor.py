@@ -19,7 +19,6 @@ def test_processes_match_the_local_executor(mini_suite, tmp_path):
 
 
 def test_limits_are_split_so_the_processes_together_stay_within_them(mini_suite, tmp_path):
-    import threading
     import time
 
     from callbench.models.limits import ProviderLimits
@@ -27,27 +26,16 @@ def test_limits_are_split_so_the_processes_together_stay_within_them(mini_suite,
     from callbench.testing import FakeProvider
 
     assert split_limits({"a:*": {"concurrency": 5, "rpm": 61, "tpm": None}}, 2) == {"a:*": {"concurrency": 2, "rpm": 30, "tpm": None}}
-    live, peak, lock = [0], [0], threading.Lock()
-
-    def slow(body):
-        with lock:
-            live[0] += 1
-            peak[0] = max(peak[0], live[0])
-        time.sleep(0.05)
-        with lock:
-            live[0] -= 1
-        return "Hello."
-
     peaks = {}
-    with FakeProvider(slow) as fp:
+    with FakeProvider(lambda body: time.sleep(0.05) or "Hello.") as fp:
         name = f"openai-compatible:{fp.base_url}#m"
         for cap in (None, 3, 1):
-            peak[0] = 0
+            fp.max_in_flight = 0
             limits = {"openai-compatible:*": ProviderLimits(concurrency=cap)} if cap else {}
             result = run_suite(mini_suite, RunConfig(candidates=(name,), repeats=4, concurrency=8, limits=limits),
                                tmp_path / f"cap{cap}", executor=ProcessExecutor(processes=2, concurrency=8))
             assert result.report["store"]["completed"] == 4 * len(mini_suite.scenarios)
-            peaks[cap] = peak[0]
+            peaks[cap] = fp.max_in_flight
     assert peaks[None] > 3  # without a cap, both processes' calls overlap freely
     assert peaks[3] == 2  # one each: 3 // 2, rounded down so the two together stay within 3
     assert peaks[1] == 1  # a cap of one leaves one process

@@ -118,33 +118,21 @@ def test_workers_get_the_limits_run_json_leaves_out(mini_suite):
 def test_provider_limits_hold_across_the_cluster_not_per_worker(cluster, mini_suite, tmp_path):
     """Two workers play calls side by side; a cap of one request in flight must hold for the endpoint
     as a whole. Without limits the same sweep has two requests in flight at once (so the check can fail)."""
-    import threading
     import time
 
     from callbench.models.limits import ProviderLimits
     from callbench.testing import FakeProvider
 
-    live, peak, lock = [0], [0], threading.Lock()
-
-    def slow(body):
-        with lock:
-            live[0] += 1
-            peak[0] = max(peak[0], live[0])
-        time.sleep(0.08)
-        with lock:
-            live[0] -= 1
-        return "Hello."
-
-    with FakeProvider(slow) as fp:
+    with FakeProvider(lambda body: time.sleep(0.08) or "Hello.") as fp:
         name = f"openai-compatible:{fp.base_url}#m"
         free = RayExecutor(concurrency=4)
         run_suite(mini_suite, RunConfig(candidates=(name,), repeats=4, concurrency=4), tmp_path / "free", executor=free)
-        unlimited_peak, peak[0] = peak[0], 0
+        unlimited_peak, fp.max_in_flight = fp.max_in_flight, 0
         capped = RayExecutor(concurrency=4)
         result = run_suite(mini_suite, RunConfig(candidates=(name,), repeats=4, concurrency=4,
                                                  limits={"openai-compatible:*": ProviderLimits(concurrency=1)}),
                            tmp_path / "capped", executor=capped)
     assert unlimited_peak == 2 and free.gate_stats == {}
-    assert peak[0] == 1
+    assert fp.max_in_flight == 1
     assert list(capped.gate_stats.values())[0]["max_in_flight"] == 1
     assert result.report["store"]["completed"] == 4 * len(mini_suite.scenarios)

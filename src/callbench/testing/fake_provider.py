@@ -54,6 +54,9 @@ class FakeProvider:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.faults_served: list[str] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        """the most requests it was answering at once (tests of concurrency limits read it)"""
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -108,7 +111,14 @@ class FakeProvider:
                     self._json(401, {"error": {"message": "invalid key", "type": "invalid_request_error", "code": "invalid_api_key"}})
                     return
                 fault = provider.fault_plan(n) if provider.fault_plan else None
-                reply = fault or provider.responder(body)
+                with provider._lock:
+                    provider.in_flight += 1
+                    provider.max_in_flight = max(provider.max_in_flight, provider.in_flight)
+                try:
+                    reply = fault or provider.responder(body)
+                finally:
+                    with provider._lock:
+                        provider.in_flight -= 1
                 if isinstance(reply, dict) and "fault" in reply:
                     with provider._lock:
                         provider.faults_served.append(reply["fault"])

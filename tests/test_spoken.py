@@ -202,8 +202,11 @@ def test_money_context_decides_the_pair_reading():
     assert _shape(find_values("the fee is 40", money=True)) == [A(40)]
 
 
-def test_a_missing_year_comes_from_today():
-    assert find_values("November 14th", today=date(2031, 1, 2))[0].value == date(2031, 11, 14)
+def test_a_missing_year_is_the_next_occurrence_unless_just_past():
+    assert find_values("November 14th", today=date(2031, 6, 2))[0].value == date(2031, 11, 14)
+    assert find_values("November 14th", today=date(2031, 1, 2))[0].value == date(2030, 11, 14)  # last November
+    assert find_values("April first", today=date(2026, 12, 10))[0].value == date(2027, 4, 1)  # next April, not last
+    assert find_values("the 29th of February", today=date(2027, 3, 1))[0].value == date(2028, 2, 29)
 
 
 # -- number words, both ways

@@ -117,10 +117,14 @@ class _Tok:
 
 def find_values(text: str, language: str = "en", *, today: date | None = None,
                 money: bool | None = None) -> list[SpokenValue]:
-    """Every value in one utterance, left to right. `today` supplies the year of dates said without one
-    (pass the call's date for reproducible grading); `money` forces (True) or forbids (False) the money
+    """Every value in one utterance, left to right. `today` places dates said without a year (the
+    occurrence nearest to it; pass the call's date for reproducible grading); `money` forces (True) or forbids (False) the money
     reading, which by default follows the presence of a currency word or symbol."""
     return _Parser(text, language, today or date.today(), money).run()
+
+
+PAST_DATE_DAYS = 92
+"""How far back a date said without a year may lie before it is taken as the next occurrence instead."""
 
 
 class _Parser:
@@ -252,12 +256,29 @@ class _Parser:
 
     def _emit_date(self, first: int, d: int, m: int, k: int) -> int | None:
         year, k = self._year(k)
-        try:
-            value = date(year or self.today.year, m, d)
-        except ValueError:
+        if year is not None:
+            try:
+                value = date(year, m, d)
+            except ValueError:
+                return None
+        elif (value := self._nearest(m, d)) is None:
             return None
         self.out.append(self._value("date", value, self.toks[first].start, self.toks[k - 1].end))
         return k
+
+    def _nearest(self, m: int, d: int) -> date | None:
+        """A date said without a year is its next occurrence from the call's date, unless it passed within the
+        last three months: said in December, "April first" is next April and "November third" last month;
+        said in May, "November fourteenth" is this November."""
+        options = []
+        for y in range(self.today.year - 1, self.today.year + 5):  # 29 February needs a leap year
+            try:
+                options.append(date(y, m, d))
+            except ValueError:
+                continue
+        recent = [v for v in options if 0 < (self.today - v).days <= PAST_DATE_DAYS]
+        upcoming = [v for v in options if v >= self.today]
+        return recent[-1] if recent else upcoming[0] if upcoming else None
 
     def _month(self, i: int) -> tuple[int, int] | None:
         if self._tok(i).kind != "word" or self._tok(i).k not in MONTHS:

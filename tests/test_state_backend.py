@@ -94,6 +94,21 @@ def test_failed_precondition_is_a_typed_refusal_and_changes_nothing():
                               "message": "no such order"}
 
 
+def test_checks_reported_under_one_name_do_not_tell_which_failed():
+    """A verification service says "not verified", not "the ZIP was wrong": the agent must not learn which
+    detail to change, or it could guess the details one at a time."""
+    same = {"reported_as": "identity", "message": "the details do not match our records"}
+    verify = {"preconditions": [{"name": "owner_matches", "path": "orders.{order_id}.owner", "match": {"eq": "{owner}"}, **same},
+                                {"name": "total_matches", "path": "orders.{order_id}.total", "match": {"eq": "{total}"}, **same}],
+              "respond": {"status": "verified"}}
+    b = world({"verify": verify})
+    wrong_owner = b.handle("verify", {"order_id": "A-1", "owner": "jo", "total": 40}).result
+    wrong_total = b.handle("verify", {"order_id": "A-1", "owner": "sam", "total": 41}).result
+    assert wrong_owner == wrong_total == {"status": "refused", "reason": "precondition_failed", "precondition": "identity",
+                                          "message": "the details do not match our records"}
+    assert b.handle("verify", {"order_id": "A-1", "owner": "sam", "total": 40}).result == {"status": "verified"}
+
+
 def test_precondition_bounds_interpolate_arguments():
     b = world({"refund": {"preconditions": [{"name": "within_total", "path": "orders.{order_id}.total", "at_least": "{amount}"}],
                           "effects": [{"op": "increment", "path": "balance", "by": "{amount}", "negate": True}]}})

@@ -216,7 +216,7 @@ class StateBackend:
             checks.extend(results)
             if not all(r.ok for r in results):
                 extra = {"message": pre.message} if pre.message else {}
-                raise _refused("precondition_failed", precondition=pre.name, **extra)
+                raise _refused("precondition_failed", precondition=pre.reported_as or pre.name, **extra)
 
     def _apply(self, effect, work: dict, call: _Call) -> dict[str, Any]:
         segs = call.segments(effect.path)

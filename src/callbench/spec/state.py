@@ -145,6 +145,9 @@ class Precondition(SpecModel):
     at_least: Any = None
     at_most: Any = None
     message: str = Field(default="", description="told to the agent in the refusal")
+    reported_as: Identifier | None = Field(
+        default=None, description="the name the refusal gives (default: `name`); give several checks the same one "
+                                  "so the agent cannot tell which failed, e.g. which verification detail was wrong")
 
     @model_validator(mode="after")
     def _some_test(self) -> "Precondition":

@@ -338,3 +338,52 @@ def test_arguments_that_break_the_tool_schema_are_refused_before_touching_the_wo
     assert backend.state == {"points": 10} and backend.ledger == []
     ok = asyncio.run(backend.call("add_points", {"points": 5}))
     assert ok.result == {"status": "ok"} and backend.state == {"points": 15}
+
+
+# --- tools shared by an agent's scenarios ---------------------------------------------------------
+
+def _share_tools(tmp_path, broken: bool = False):
+    """state-mini with cancel-order's tools moved into the agent's `state_tools` (the other scenarios keep
+    their own, which replace the shared ones by name)."""
+    import shutil
+
+    import yaml
+
+    root = tmp_path / "state-mini"
+    shutil.copytree(FIXTURES / "state-mini", root)
+    scenario_file = root / "scenarios/order-desk/cancel-order.yaml"
+    scenario = yaml.safe_load(scenario_file.read_text())
+    tools = scenario["backend"].pop("tools")
+    if broken:
+        tools["lookup_order"]["reads"] = {"order": "orders.{no_such_argument}"}
+    scenario_file.write_text(yaml.safe_dump(scenario, allow_unicode=True, sort_keys=False))
+    agent_file = root / "agents/order-desk/agent.yaml"
+    agent = yaml.safe_load(agent_file.read_text())
+    agent["state_tools"] = tools
+    agent_file.write_text(yaml.safe_dump(agent, allow_unicode=True, sort_keys=False))
+    return root, tools
+
+
+def test_a_scenario_inherits_its_agents_state_tools(tmp_path):
+    from callbench.suite_check import load_suite
+
+    root, tools = _share_tools(tmp_path)
+    shared, original = load_suite(root), load_suite(FIXTURES / "state-mini")
+    assert shared.scenarios["cancel-order"].backend.tools == original.scenarios["cancel-order"].backend.tools
+    assert shared.scenarios["change-address"].backend.tools == original.scenarios["change-address"].backend.tools  # its own win
+    scenario = shared.scenarios["cancel-order"]
+    trace = asyncio.run(run_attempt(shared, Attempt("oracle", "cancel-order", 0), 0,
+                                    candidate=OracleCandidate(scenario), caller=LineCaller()))
+    assert trace.world is not None and trace.world.ledger and trace.end.reason == "end_tool"
+
+
+def test_a_broken_shared_tool_is_reported_in_the_agent_file(tmp_path):
+    from callbench.errors import SuiteError
+    from callbench.suite_check import load_suite
+
+    root, _ = _share_tools(tmp_path, broken=True)
+    with pytest.raises(SuiteError) as info:
+        load_suite(root)
+    text = str(info.value)
+    assert "agents/order-desk/agent.yaml" in text and "state_tools.lookup_order.reads" in text and "cancel-order" in text
+    assert "scenarios/order-desk/cancel-order.yaml: backend.tools" not in text

@@ -4,29 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from .base import Identifier, SpecModel
-from .matchers import Matcher
-
-
-class SuccessCondition(SpecModel):
-    """When a call-ending tool's *result* counts as success: the value at `path` equals or matches.
-
-    Written as `{path: status, equals: ended}` or `{path: status, match: {one_of: [ended, closed]}}`.
-    An ended call is a claim the backend must confirm; attempting the tool is not enough.
-    """
-
-    path: str = Field(min_length=1)
-    equals: Any = None
-    match: Matcher | None = None
-
-    @model_validator(mode="after")
-    def _exactly_one(self) -> "SuccessCondition":
-        given = [k for k in ("equals", "match") if k in self.model_fields_set]
-        if len(given) != 1:
-            raise ValueError("a success condition needs exactly one of 'equals' or 'match'")
-        return self
+from .conditions import SuccessCondition
+from .state import IdFormat, StateTool
 
 
 class ToolSpec(SpecModel):
@@ -50,6 +32,10 @@ class AgentDefinition(SpecModel):
     instructions: str = Field(min_length=1, description="path of the instructions document, relative to agent.yaml")
     variables: dict[str, str] = Field(default_factory=dict, description="{{name}} placeholders filled in the instructions")
     tools: list[ToolSpec] = Field(min_length=1)
+    state_tools: dict[Identifier, StateTool] = Field(
+        default_factory=dict, description="how the tools act on a state world, shared by every state-backend scenario "
+                                          "of this agent; a scenario's own backend.tools entry of the same name replaces one")
+    state_ids: dict[Identifier, IdFormat] = Field(default_factory=dict, description="id formats shared the same way")
 
     def tool(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)

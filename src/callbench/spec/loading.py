@@ -174,8 +174,19 @@ def load_suite_files(root: Path) -> tuple[Suite | None, list[Problem], dict[str,
 
     if manifest is None:
         return None, problems, docs
+    scenarios = {sid: _inherit_state_tools(sc, agents.get(sc.agent)) for sid, sc in scenarios.items()}
     suite = Suite(manifest=manifest, root=root, agents=agents, scenarios=scenarios, scenario_files=files, sha256=suite_hash(root))
     return suite, problems, docs
+
+
+def _inherit_state_tools(scenario: Scenario, agent: LoadedAgent | None) -> Scenario:
+    """A state-backend scenario gets its agent's shared `state_tools` and `state_ids`; its own entries win."""
+    if agent is None or scenario.backend.kind != "state" or not (agent.definition.state_tools or agent.definition.state_ids):
+        return scenario
+    backend = scenario.backend.model_copy(update={
+        "tools": {**agent.definition.state_tools, **scenario.backend.tools},
+        "ids": {**agent.definition.state_ids, **scenario.backend.ids}})
+    return scenario.model_copy(update={"backend": backend})
 
 
 def _load_agent(root: Path, agent_dir: Path, docs: dict[str, YamlDocument]) -> tuple[LoadedAgent | None, list[Problem]]:

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from .agent import SuccessCondition
+from .conditions import SuccessCondition
 from .base import Identifier, SpecModel
 from .matchers import MISSING, Matcher
 

@@ -39,7 +39,9 @@ class _Report:
 
     def add(self, label: str, loc: tuple, message: str, level: str = "error") -> None:
         doc = self.docs.get(label)
-        self.problems.append(Problem(label, dotted(loc), message, doc.line_of(loc) if doc else None, level))
+        problem = Problem(label, dotted(loc), message, doc.line_of(loc) if doc else None, level)
+        if problem not in self.problems:  # a shared state tool's problem is found once per scenario using it
+            self.problems.append(problem)
 
 
 def validate_suite(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
@@ -63,7 +65,7 @@ def validate_suite(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]
                 report.add(label, ("agent",), f"agent '{scenario.agent}' is not defined in agents/")
             continue
         _check_scenario(report, label, scenario, loaded.definition, loaded.instructions, scenario.agent not in broken,
-                        tuple(suite.manifest.conversation_criteria))
+                        tuple(suite.manifest.conversation_criteria), agent_file=loaded.file)
         _check_scripted_caller(report, label, scenario, suite)
     for name, background in suite.manifest.casting.backgrounds.items():
         missing = [lang for lang in sorted(languages) if not background.lines_for(lang)]
@@ -107,7 +109,7 @@ RESERVED_IDS = ("speakable", "numbers_spoken", "script", "tool_speech", "goodbye
 
 
 def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefinition, instructions: str,
-                    agent_ok: bool = True, suite_criteria: tuple = ()) -> None:
+                    agent_ok: bool = True, suite_criteria: tuple = (), agent_file: str = "") -> None:
     scope = make_scope(sc.caller.knows, sc.backend.hidden)
 
     def resolves(value: Any, loc: tuple) -> bool:
@@ -161,8 +163,15 @@ def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefin
     for tool_name, value in queues.defaults.items():
         if known_tool(tool_name, ("backend", "defaults", tool_name)):
             resolves(value, ("backend", "defaults", tool_name))
+    doc = report.docs.get(label)
     for loc, message, level in state_problems(sc, agent):  # state worlds, outcome checks, gates
-        report.add(label, loc, message, level)
+        inherited = loc[:2] in (("backend", "tools"), ("backend", "ids")) and len(loc) > 2 and doc is not None \
+            and tuple(loc[:3]) not in doc.lines and agent_file
+        if inherited:  # the tool comes from the agent's state_tools: say so there, not in every scenario
+            report.add(agent_file, ("state_tools" if loc[1] == "tools" else "state_ids",) + loc[2:],
+                       f"{message} (in scenario {sc.id})", level)
+        else:
+            report.add(label, loc, message, level)
     resolves(sc.call_context, ("call_context",))
     # channel
     for i, event in enumerate(sc.channel.events):

@@ -151,3 +151,18 @@ def test_bad_casting_is_refused_naming_the_file_and_field(tmp_path):
     empty = "\ncasting:\n  backgrounds:\n    tv: { intrusion_rate: 0.2 }\n"
     with pytest.raises(SuiteError, match="needs intrusion lines"):
         load_suite(with_casting(STARTER, tmp_path / "e", empty))
+
+
+def test_the_transcript_marks_background_speech_and_keeps_the_step_on_the_callers_words(tmp_path):
+    from callbench.call import read_trace
+    from callbench.reports.transcript import render_transcript
+
+    loud = "\ncasting:\n  backgrounds:\n    tv: { intrusion_rate: 1.0, intrusions: { \"*\": [breaking news from the studio] } }\n"
+    suite = load_suite(with_casting(STARTER, tmp_path, loud))
+    run_suite(suite, RunConfig(candidates=("oracle",), scenarios=("clinic-chest-pain-triage",)), tmp_path / "run")
+    trace = read_trace(tmp_path / "run/traces/oracle/clinic-chest-pain-triage/r0.json")
+    lines = render_transcript(trace).plain.splitlines()
+    background = [line for line in lines if "CALLER (background): breaking news" in line]
+    assert len(background) == len(trace.caller_turns)  # every turn heard the television once
+    stepped = [line for line in lines if "CALLER [step" in line]
+    assert stepped and not any("breaking news" in line for line in stepped)

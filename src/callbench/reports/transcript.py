@@ -19,6 +19,13 @@ def render_transcript(trace: Trace) -> Text:
     out.append(f"{trace.id}  ", style="bold")
     out.append(f"suite {trace.suite.id}@{trace.suite.version}  agent {trace.agent_id}  caller {trace.caller}  seed {trace.seed}\n", style="dim")
     turns = {t.message_indices[0]: t for t in trace.caller_turns if t.message_indices}
+    labelled = {}  # the first of a turn's own fragments carries its plan steps; background speech is marked as such
+    for t in trace.caller_turns:
+        noise = {e.after for e in t.channel_events if e.kind == "intrusion" and e.applied}
+        own = [i for i, text in zip(t.message_indices, t.observed) if text not in noise]
+        labelled.update({i: " (background)" for i, text in zip(t.message_indices, t.observed) if text in noise})
+        if own:
+            labelled[own[0]] = f" [step {', '.join(t.expressed_steps)}]" if t.expressed_steps else ""
     events = {e.index: e for e in trace.tool_events}
     for m in trace.messages:
         prefix = f"#{m.index:<3} "
@@ -26,15 +33,12 @@ def render_transcript(trace: Trace) -> Text:
             turn = turns.get(m.index)
             if turn is not None:
                 applied = [e for e in turn.channel_events if e.applied]
-                steps = f" [step {', '.join(turn.expressed_steps)}]" if turn.expressed_steps else ""
                 if applied or len(turn.observed) > 1:
                     out.append(f"     caller meant: {turn.intended}\n", style="dim")
                 for e in turn.channel_events:
                     style = "bold red" if e.applied else "dim"
                     out.append(f"     ~ channel {e.kind} ({e.origin}, {e.anchor}): {e.detail}{'' if e.applied else ' [not applied]'}\n", style=style)
-                out.append(prefix + f"CALLER{steps}: ", style="cyan bold")
-            else:
-                out.append(prefix + "CALLER (cont.): ", style="cyan bold")
+            out.append(prefix + f"CALLER{labelled.get(m.index, ' (cont.)')}: ", style="cyan bold")
             out.append((m.text or "") + "\n")
         elif m.role == "candidate":
             if m.text:

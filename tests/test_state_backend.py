@@ -387,3 +387,31 @@ def test_a_broken_shared_tool_is_reported_in_the_agent_file(tmp_path):
     text = str(info.value)
     assert "agents/order-desk/agent.yaml" in text and "state_tools.lookup_order.reads" in text and "cancel-order" in text
     assert "scenarios/order-desk/cancel-order.yaml: backend.tools" not in text
+
+
+def test_date_references_count_days_from_the_call():
+    """A medical-certificate hold runs thirty days from the call: the world computes it, the agent need not."""
+    import datetime as dt
+
+    tools = {"hold": {"effects": [{"op": "set", "path": "holds.{order_id}", "value": "{date:+30}"}],
+                      "respond": {"status": "held", "until": "{date:+30}", "from": "{date:0}", "note": "until {date:+30}",
+                                  "asked": "{date}"}}}  # a bare {date} is the argument named date
+    spec = StateBackendSpec.model_validate({"kind": "state", "initial": {"holds": {}}, "tools": tools})
+    b = StateBackend(spec, {}, today=dt.date(2026, 12, 10))
+    out = b.handle("hold", {"order_id": "A-1", "date": "next week"})
+    assert out.result == {"status": "held", "until": "2027-01-09", "from": "2026-12-10", "note": "until 2027-01-09",
+                          "asked": "next week"}
+    assert b.state["holds"] == {"A-1": "2027-01-09"}
+    no_date = StateBackend(spec, {}).handle("hold", {"order_id": "A-1", "date": "x"})
+    assert no_date.result["status"] == "error" and "call's date" in no_date.result["message"]
+
+
+def test_validation_takes_date_references_as_known():
+    from callbench.spec.state_validation import placeholders_ok
+
+    found = []
+    assert placeholders_ok({"until": "{date:+30}", "on": "{date:0}"}, ("x",), {"order_id"}, lambda *a: found.append(a))
+    assert not placeholders_ok({"on": "{date}"}, ("x",), {"order_id"}, lambda *a: found.append(a))  # an argument
+    found.clear()
+    assert not placeholders_ok({"until": "{date:+3O}"}, ("x",), {"order_id"}, lambda *a: found.append(a))
+    assert found and "'{date:+3O}' is not a parameter" in found[0][1]

@@ -47,7 +47,7 @@ class QueueBackend:
         )
 
 
-def build_backend(spec: Any, knows: dict[str, Any], tools: list | None = None):
+def build_backend(spec: Any, knows: dict[str, Any], tools: list | None = None, today: Any = None):
     """The backend for a scenario's `backend:` block; `tools` (the agent's) give the state backend the
     parameter schemas it enforces. Queue backends answer by their authored matchers instead."""
     if isinstance(spec, QueueBackendSpec):
@@ -55,5 +55,5 @@ def build_backend(spec: Any, knows: dict[str, Any], tools: list | None = None):
     if getattr(spec, "kind", None) == "state":
         from .state import StateBackend
 
-        return StateBackend(spec, knows, {t.name: t.parameters for t in tools or []})
+        return StateBackend(spec, knows, {t.name: t.parameters for t in tools or []}, today)
     raise NotImplementedError(f"backend kind '{getattr(spec, 'kind', spec)}' is not available")

@@ -19,6 +19,7 @@ can tell a refusal from an outage without parsing prose:
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import hashlib
 import json
 import operator
@@ -33,7 +34,7 @@ from ..call.trace import Trace, backend_events
 from ..call.types import ToolOutcome
 from ..spec import MatchResult, evaluate, make_scope
 from ..spec.matchers import MISSING
-from ..spec.state import (ID_REF, IdFormat, InjectedFailure, StateBackendSpec, StateTool, get_path, interpolate,
+from ..spec.state import (DATE_REF, ID_REF, IdFormat, InjectedFailure, StateBackendSpec, StateTool, get_path, interpolate,
                           placeholders, split_path)
 from ..spec.templates import lookup
 
@@ -86,6 +87,11 @@ class _Call:
     def fill(self, ref: str, is_template: bool) -> Any:
         if is_template:
             return lookup(ref, self.backend.scope)
+        d = DATE_REF.match(ref)
+        if d:
+            if self.backend.today is None:
+                raise _error("unsupported", "this world was built without the call's date, which {date:N} needs")
+            return (self.backend.today + dt.timedelta(days=int(d.group(1)))).isoformat()
         m = ID_REF.match(ref)
         if m:
             prefix = m.group(1)
@@ -124,10 +130,12 @@ class ReplayReport:
 class StateBackend:
     """Answers tool calls from a JSON state declared in the scenario (see the module docstring)."""
 
-    def __init__(self, spec: StateBackendSpec, knows: Mapping[str, Any], schemas: Mapping[str, Any] | None = None):
+    def __init__(self, spec: StateBackendSpec, knows: Mapping[str, Any], schemas: Mapping[str, Any] | None = None,
+                 today: dt.date | None = None):
         """`schemas`: the agent's tool parameter schemas. A call that breaks its tool's schema (a negative
         quantity where the minimum is 1, a value outside an enum) is refused before it can touch the world,
-        as a real service would refuse it."""
+        as a real service would refuse it. `today`: the call's date, for `{date:N}` references."""
+        self.today = today
         from jsonschema import Draft202012Validator
 
         self.validators = {name: Draft202012Validator(schema) for name, schema in (schemas or {}).items()}
@@ -314,11 +322,11 @@ def _failure(failure: InjectedFailure, checks: list[MatchResult] | None = None) 
 
 
 def replay(trace: Trace, spec: StateBackendSpec, knows: Mapping[str, Any],
-           schemas: Mapping[str, Any] | None = None) -> ReplayReport:
+           schemas: Mapping[str, Any] | None = None, today: dt.date | None = None) -> ReplayReport:
     """Feed the trace's backend calls, in order, to a fresh backend and compare every answer, the ledger
     and the final state with what the trace recorded. Any difference is named. Pass the agent's tool
     schemas when the run had them (runs always do)."""
-    backend = StateBackend(spec, knows, schemas)
+    backend = StateBackend(spec, knows, schemas, today)
     report = ReplayReport(calls=0)
     for i, event in enumerate(backend_events(trace)):
         outcome = backend.handle(event.name, event.arguments)

@@ -179,7 +179,7 @@ async def _run_once(suite: Suite, attempt: Attempt, run_seed: int, cast: Cast,
                          repeat=attempt.repeat, seed=seed, max_caller_turns=defaults.max_caller_turns,
                          max_tool_calls_per_turn=defaults.max_tool_calls_per_turn, conditions=assigned)
     candidate = candidate or cast.entry(attempt.candidate).make(scenario)
-    backend = build_backend(scenario.backend, scenario.caller.knows, agent.definition.tools)
+    backend = build_backend(scenario.backend, scenario.caller.knows, agent.definition.tools, scenario.caller.datetime.date())
     background = suite.manifest.casting.backgrounds.get(assigned.get("background", ""))
     channel = TextChannel(scenario.channel, scenario.caller.knows, random.Random(derive_seed(seed, "channel")),
                           background=background, background_rng=random.Random(derive_seed(seed, "background")),

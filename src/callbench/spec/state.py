@@ -8,7 +8,7 @@ whether it said the right words to a queue. The grading half (`expected_state`,
 
 Paths are dotted (`orders.{order_id}.status`). A segment may contain
 `{arg}` (an argument of the call), `{id:prefix}` (a deterministic id, the same
-within one call) and `${hidden.x}` / `${caller.knows.x}` templates. Dots inside
+within one call), `{date:0}` / `{date:+30}` (the call's date, or days from it) and `${hidden.x}` / `${caller.knows.x}` templates. Dots inside
 braces do not split segments, and an argument's value is always one segment,
 so a caller-supplied "a.b" can never reach into another part of the state.
 """
@@ -28,6 +28,9 @@ from .matchers import MISSING, Matcher
 Weight = Annotated[int, Field(ge=1, le=3)]
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ID_REF = re.compile(r"^id:([A-Za-z][A-Za-z0-9_]*)$")
+DATE_REF = re.compile(r"^date:([+-]?\d{1,4})$")
+"""`{date:0}` is the call's date (the caller's `datetime`), `{date:+30}` thirty days later, as YYYY-MM-DD. The
+colon is required: a bare `{date}` is a tool argument named `date`, as in a flight search."""
 REF = re.compile(r"\$\{([^{}]+)\}|\{([^{}$]+)\}")
 """`${template}` (group 1) or `{placeholder}` (group 2), found in one pass so neither is read twice."""
 ID_FORMAT = re.compile(r"^[^{}]*\{n(?::0?\d{1,2}d)?\}[^{}]*$")

@@ -355,3 +355,23 @@ def test_caller_diff_marks_damage_but_not_fragment_cuts():
     assert [s for s, flag in heard["fragments"][0] if flag] == ["30th,"]
     lost = caller_diff("I need the parcel", ["I need parcel"])
     assert [s for s, flag in lost["intended"] if flag] == ["the"]
+
+
+def test_viewer_marks_background_speech_and_keeps_the_step_on_the_callers_words(browser, tmp_path):
+    """A casting background whose television line lands in every caller turn, sometimes before the caller's words."""
+    import shutil
+
+    root = tmp_path / "mini"
+    shutil.copytree(MINI, root)
+    (root / "suite.yaml").write_text((root / "suite.yaml").read_text()
+                                     + "casting:\n  backgrounds:\n    tv: { intrusion_rate: 1.0, intrusions: { '*': [breaking news from the studio] } }\n")
+    with ThreadPoolExecutor(1) as pool:  # the browser fixture's Playwright holds this thread's event loop
+        pool.submit(run_suite, load_suite(root), RunConfig(candidates=("oracle",)), tmp_path / "run").result()
+    page = Page(browser, render_html(tmp_path / "run", tmp_path / "tv.html")).open()
+    page.open_call("oracle/reschedule/r0")
+    says = page.page.locator("#call-view .entry.role-caller .say").all_inner_texts()
+    background = [s for s in says if s.startswith("CALLER (background)")]
+    assert background and all("breaking news from the studio" in s for s in background)
+    stepped = [s for s in says if "[step" in s]
+    assert stepped and not any("breaking news" in s for s in stepped)
+    assert page.errors == []

@@ -178,8 +178,13 @@
           if (diff) add(bodyDiv, segments(add(el("div", "meant"), el("span", "dim", "caller meant: ")), diff.intended, "lost"));
           (turn.channel_events || []).forEach(function (e) { bodyDiv.appendChild(channelEvent(e)); });
         }
-        var who = el("span", "who caller", k === 0 ? "CALLER" : "CALLER (cont.)");
-        var steps = turn && k === 0 && turn.expressed_steps && turn.expressed_steps.length ? " [step " + turn.expressed_steps.join(", ") + "]" : "";
+        // background speech (a casting intrusion) is marked as such; the plan steps go on the caller's own first words
+        var noise = turn ? (turn.channel_events || []).filter(function (e) { return e.kind === "intrusion" && e.applied; })
+          .map(function (e) { return e.after; }) : [];
+        var isNoise = !!turn && noise.indexOf(turn.observed[k]) >= 0;
+        var firstOwn = turn ? turn.observed.findIndex(function (f) { return noise.indexOf(f) < 0; }) : 0;
+        var who = el("span", "who caller", isNoise ? "CALLER (background)" : k === firstOwn ? "CALLER" : "CALLER (cont.)");
+        var steps = turn && k === firstOwn && !isNoise && turn.expressed_steps && turn.expressed_steps.length ? " [step " + turn.expressed_steps.join(", ") + "]" : "";
         var frag = nfrag > 1 ? " fragment " + (k + 1) + "/" + nfrag : "";
         var line = add(el("div", "say"), who, el("span", "dim", steps + frag + " "));
         if (diff && diff.fragments[k]) segments(line, diff.fragments[k], "damage"); else add(line, m.text || "");

@@ -415,3 +415,21 @@ def test_validation_takes_date_references_as_known():
     found.clear()
     assert not placeholders_ok({"until": "{date:+3O}"}, ("x",), {"order_id"}, lambda *a: found.append(a))
     assert found and "'{date:+3O}' is not a parameter" in found[0][1]
+
+
+def test_an_increment_can_stop_at_a_floor_and_the_ledger_records_what_was_applied():
+    pay = {"effects": [{"op": "increment", "path": "past_due", "by": "{amount}", "negate": True, "floor": 0},
+                       {"op": "increment", "path": "balance", "by": "{amount}", "negate": True}],
+           "respond": {"status": "paid"}}
+    spec = StateBackendSpec.model_validate({"kind": "state", "initial": {"past_due": 40.25, "balance": 120.5},
+                                            "tools": {"pay": pay}})
+    b = StateBackend(spec, {})
+    assert b.handle("pay", {"amount": 60}).result == {"status": "paid"}
+    assert b.state == {"past_due": 0, "balance": 60.5}
+    assert [(w["path"], w["value"]) for w in b.ledger] == [("past_due", -40.25), ("balance", -60)]
+    capped = StateBackendSpec.model_validate({"kind": "state", "initial": {"points": 90},
+                                              "tools": {"add": {"effects": [{"op": "increment", "path": "points",
+                                                                             "by": "{n}", "ceiling": 100}]}}})
+    c = StateBackend(capped, {})
+    c.handle("add", {"n": 25})
+    assert c.state["points"] == 100 and c.ledger[-1]["value"] == 10

@@ -276,8 +276,17 @@ class StateBackend:
         if not _is_number(target):
             raise fail("the value is not a number")
         by = -by if effect.negate else by
-        parent[int(key) if isinstance(parent, list) else key] = _add(target, by)
-        return {"op": "increment", "path": where, "value": by}
+        result = _add(target, by)
+        for name, bound, beyond in (("floor", effect.floor, operator.lt), ("ceiling", effect.ceiling, operator.gt)):
+            if bound is None:
+                continue
+            limit = call.value(bound)
+            if not _is_number(limit):
+                raise fail(f"the {name} is not a number")
+            if beyond(result, limit):
+                result = limit
+        parent[int(key) if isinstance(parent, list) else key] = result
+        return {"op": "increment", "path": where, "value": _add(result, -target)}  # what was really added
 
     def _reads(self, tool: StateTool, work: dict, call: _Call) -> dict[str, Any]:
         out: dict[str, Any] = {}

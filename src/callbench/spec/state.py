@@ -181,6 +181,9 @@ class IncrementEffect(_Effect):
     op: Literal["increment"]
     by: Any = 1
     negate: bool = Field(default=False, description="subtract `by` (so an argument amount can be taken off)")
+    floor: Any = Field(default=None, description="the result never goes below this (a number or '{arg}'): a payment "
+                                                 "larger than the past-due figure brings it to 0, not below")
+    ceiling: Any = Field(default=None, description="the result never goes above this")
 
 
 class DeleteEffect(_Effect):

@@ -148,6 +148,9 @@ def _check_backend(spec: StateBackendSpec, agent: "AgentDefinition", add, templa
                 refs(effect.value, loc + ("value",))
             if effect.op == "increment":
                 refs(effect.by, loc + ("by",), ids=False)
+                for bound in ("floor", "ceiling"):
+                    if getattr(effect, bound) is not None:
+                        refs(getattr(effect, bound), loc + (bound,), ids=False)
         refs(tool.respond, base + ("respond",))
         calls = [f.on_call for f in tool.failures]
         for i, n in enumerate(calls):

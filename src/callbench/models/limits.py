@@ -76,3 +76,29 @@ class ProviderGate:
 
     def rate_limited(self, retry_after: float | None, fallback_s: float) -> None:
         self.cooldown_until = max(self.cooldown_until, self.clock() + (retry_after if retry_after is not None else fallback_s))
+
+
+class SharedCooldownGate(ProviderGate):
+    """A gate whose rate-limit cool-down lives in memory shared between processes (one slot of a
+    `multiprocessing.Array` of doubles), so a 429 seen by one worker process slows the others too. The
+    monotonic clock is the machine's, the same in every process, so the deadline means the same to all."""
+
+    def __init__(self, limits: ProviderLimits, shared, slot: int, **kwargs):
+        self._shared, self._slot = shared, slot
+        super().__init__(limits, **kwargs)
+
+    @property
+    def cooldown_until(self) -> float:  # type: ignore[override]
+        return self._shared[self._slot]
+
+    @cooldown_until.setter
+    def cooldown_until(self, value: float) -> None:  # only ever extended: another process may hold a later one
+        with self._shared.get_lock():
+            self._shared[self._slot] = max(self._shared[self._slot], value)
+
+
+def cooldown_slot(key: str, slots: int) -> int:
+    """A stable slot per endpoint key (two keys sharing one only make each other wait longer)."""
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:4], "big") % slots

@@ -7,7 +7,7 @@ plain JSON; the driver alone writes the store, exactly as with the local and Ray
 
 Per-provider limits are split between the processes (each gets its share of every cap, rounded down, and
 there are never more processes than the smallest cap), so together they stay within the limits; a rate
-limit's cool-down is shared within a process, not across them.
+limit's cool-down is shared by all of them through shared memory.
 """
 
 from __future__ import annotations
@@ -25,13 +25,18 @@ from .executors import AttemptJob, Deliver, _maybe_await
 
 
 def _worker(source: str, meta: dict, limits: dict, attempts: list[tuple[str, str, int]], concurrency: int,
-            results, stop_flag) -> None:
+            results, stop_flag, cooldowns=None) -> None:
     from ..grading.scorecard import score_trace_async
+    from ..models.limits import SharedCooldownGate, cooldown_slot
     from .episodes import run_attempt
     from .ray_executor import _worker_run
 
+    def shared_gate(key, lim):
+        return SharedCooldownGate(lim, cooldowns, cooldown_slot(key, len(cooldowns)))
+
     async def main() -> None:
-        suite, config, cast, graders = _worker_run(source, meta, limits)
+        suite, config, cast, graders = _worker_run(source, meta, limits,
+                                                   gate_factory=shared_gate if cooldowns is not None else None)
         queue = list(reversed(attempts))
 
         async def one_worker() -> None:
@@ -56,6 +61,9 @@ def _worker(source: str, meta: dict, limits: dict, attempts: list[tuple[str, str
         results.put(("exit", None, None, None, None, None))
     except BaseException as exc:  # noqa: BLE001 - reported to the driver, which decides
         results.put(("error", type(exc).__name__, str(exc)[:500], None, None, None))
+
+
+COOLDOWN_SLOTS = 64
 
 
 def split_limits(limits: dict[str, dict[str, int | None]], processes: int) -> dict[str, dict[str, int | None]]:
@@ -84,9 +92,10 @@ class ProcessExecutor:
         limits = split_limits(limits, processes)
         shares = [attempts[i::processes] for i in range(processes)]
         per_process = max(1, self.concurrency // processes)
+        cooldowns = ctx.Array("d", COOLDOWN_SLOTS) if limits else None  # a 429's cool-down, seen by every process
         procs = [ctx.Process(target=_worker, args=(str(job.suite.root), meta, limits,
                                                   [(a.candidate, a.scenario_id, a.repeat) for a in share], per_process,
-                                                  results, stop_flag), daemon=True) for share in shares if share]
+                                                  results, stop_flag, cooldowns), daemon=True) for share in shares if share]
         for p in procs:
             p.start()
         running = len(procs)

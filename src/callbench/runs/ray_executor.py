@@ -52,7 +52,10 @@ def _run_key(meta: dict[str, Any], limits: dict[str, Any], gates: Any = None) ->
     return f"{meta['suite']['sha256']}:{meta['run_id']}:{extra.hexdigest()[:12]}"
 
 
-def _worker_run(source: str, meta: dict[str, Any], limits: dict[str, Any], gates: Any = None):
+def _worker_run(source: str, meta: dict[str, Any], limits: dict[str, Any], gates: Any = None,
+                gate_factory: Any = None):
+    """`gates` links Ray workers to their run's gate actor; `gate_factory` is another process-spanning gate
+    (the processes executor's shared cool-down); without either, gates are this process's own."""
     from ..models.limits import ProviderLimits
     from ..suite_check import load_suite
     from .ray_gates import RemoteGate
@@ -67,7 +70,9 @@ def _worker_run(source: str, meta: dict[str, Any], limits: dict[str, Any], gates
         config = config_from_run(meta)
         if limits and not config.limits:  # run.json does not keep them
             config = replace(config, limits={k: ProviderLimits(**v) for k, v in limits.items()})
-        cast = make_cast(config, gate_factory=(lambda k, lim: RemoteGate(gates.server, k, lim)) if gates is not None else None)
+        if gates is not None:
+            gate_factory = lambda k, lim: RemoteGate(gates.server, k, lim)  # noqa: E731
+        cast = make_cast(config, gate_factory=gate_factory)
         _WORKER_RUNS[key] = (suite, config, cast, cast.graders())
     return _WORKER_RUNS[key]
 

@@ -32,12 +32,12 @@ def test_limits_are_split_so_the_processes_together_stay_within_them(mini_suite,
         for cap in (None, 3, 1):
             fp.max_in_flight = 0
             limits = {"openai-compatible:*": ProviderLimits(concurrency=cap)} if cap else {}
-            result = run_suite(mini_suite, RunConfig(candidates=(name,), repeats=4, concurrency=8, limits=limits),
+            result = run_suite(mini_suite, RunConfig(candidates=(name,), repeats=16, concurrency=8, limits=limits),
                                tmp_path / f"cap{cap}", executor=ProcessExecutor(processes=2, concurrency=8))
-            assert result.report["store"]["completed"] == 4 * len(mini_suite.scenarios)
+            assert result.report["store"]["completed"] == 16 * len(mini_suite.scenarios)
             peaks[cap] = fp.max_in_flight
-    assert peaks[None] > 3  # without a cap, both processes' calls overlap freely
-    assert peaks[3] == 2  # one each: 3 // 2, rounded down so the two together stay within 3
+    assert peaks[None] >= 4  # without a cap, each process alone runs 4 calls at once (8 // 2)
+    assert peaks[3] <= 2  # one each: 3 // 2, rounded down so the two together stay within 3 (unsplit: 3 per process)
     assert peaks[1] == 1  # a cap of one leaves one process
 
 

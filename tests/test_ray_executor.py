@@ -126,13 +126,13 @@ def test_provider_limits_hold_across_the_cluster_not_per_worker(cluster, mini_su
     with FakeProvider(lambda body: time.sleep(0.08) or "Hello.") as fp:
         name = f"openai-compatible:{fp.base_url}#m"
         free = RayExecutor(concurrency=4)
-        run_suite(mini_suite, RunConfig(candidates=(name,), repeats=4, concurrency=4), tmp_path / "free", executor=free)
+        run_suite(mini_suite, RunConfig(candidates=(name,), repeats=8, concurrency=4), tmp_path / "free", executor=free)
         unlimited_peak, fp.max_in_flight = fp.max_in_flight, 0
         capped = RayExecutor(concurrency=4)
-        result = run_suite(mini_suite, RunConfig(candidates=(name,), repeats=4, concurrency=4,
+        result = run_suite(mini_suite, RunConfig(candidates=(name,), repeats=8, concurrency=4,
                                                  limits={"openai-compatible:*": ProviderLimits(concurrency=1)}),
                            tmp_path / "capped", executor=capped)
     assert unlimited_peak == 2 and free.gate_stats == {}
     assert fp.max_in_flight == 1
     assert list(capped.gate_stats.values())[0]["max_in_flight"] == 1
-    assert result.report["store"]["completed"] == 4 * len(mini_suite.scenarios)
+    assert result.report["store"]["completed"] == 8 * len(mini_suite.scenarios)

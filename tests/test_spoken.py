@@ -6,7 +6,8 @@ from decimal import Decimal
 import pytest
 
 from callbench.call.trace import Message, SuiteRef, Trace
-from callbench.grading.spoken import Window, find_values, number_words, stated
+from callbench.grading.spoken import Window, find_values, number_words
+from callbench.grading.spoken_stated import stated
 from callbench.grading.spoken_words import GU_0_99, GU_VARIANTS, HI_0_99, HI_VARIANTS
 
 TODAY = date(2026, 5, 1)
@@ -327,7 +328,7 @@ def test_hindi_call():
 
 
 def test_spelled_identifiers_count_for_identifier_checks():
-    from callbench.grading.spoken import spelled_identifier
+    from callbench.grading.spoken_stated import spelled_identifier
 
     assert spelled_identifier("Your dispute number is D P three three zero one.", "DP-3301")
     assert spelled_identifier("reference R P L, four zero two one eight", "RPL-40218")

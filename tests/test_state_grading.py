@@ -212,7 +212,7 @@ def test_disclosure_normalises_numbers_identifiers_and_text(kind, value, said):
 
 
 def test_spelled_identifiers_need_whole_tokens():
-    from callbench.grading.spoken import spelled_identifier as _spelled
+    from callbench.grading.spoken_stated import spelled_identifier as _spelled
 
     assert _spelled("s w one a, one a a", "SW1A 1AA") and not _spelled("swift one a", "SW1A")
     assert not _spelled("a 1", "A1")  # too short to tell from ordinary speech

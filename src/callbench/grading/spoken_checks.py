@@ -18,7 +18,8 @@ class SpokenChecks:
         checks = getattr(scenario, "spoken_checks", [])
         if not checks:
             return []
-        from .spoken import Window, stated
+        from .spoken import Window
+        from .spoken_stated import stated
 
         scope = make_scope(scenario.caller.knows, scenario.backend.hidden)
         out = []

@@ -23,7 +23,7 @@ from ..spec.matchers import MISSING, same_value
 from ..spec.state import ExpectedWrite, get_path, path_matches
 from ..text import find_cue, fold
 from .base import ItemVerdict
-from .spoken import spelled_identifier
+from .spoken_stated import spelled_identifier
 
 FAILED = ("refused", "error", "not_found")
 """Result statuses that mean the backend did not do what was asked."""
@@ -248,7 +248,8 @@ def _first_statement(trace: Trace, scenario: Scenario, kind: str, value: Any, sp
             if m.index < before and m.role == speaker and m.text and needle and f" {needle} " in f" {_words(m.text)} ":
                 return m.index
         return None
-    from .spoken import Window, stated
+    from .spoken import Window
+    from .spoken_stated import stated
 
     if before <= 0:
         return None

@@ -354,8 +354,12 @@ def _share_tools(tmp_path, broken: bool = False):
     scenario_file = root / "scenarios/order-desk/cancel-order.yaml"
     scenario = yaml.safe_load(scenario_file.read_text())
     tools = scenario["backend"].pop("tools")
-    if broken:
+    if broken:  # a broken shared lookup_order, inherited by cancel-order and (below) cancel-shipped
         tools["lookup_order"]["reads"] = {"order": "orders.{no_such_argument}"}
+        other_file = root / "scenarios/order-desk/cancel-shipped.yaml"
+        other = yaml.safe_load(other_file.read_text())
+        del other["backend"]["tools"]["lookup_order"]
+        other_file.write_text(yaml.safe_dump(other, allow_unicode=True, sort_keys=False))
     scenario_file.write_text(yaml.safe_dump(scenario, allow_unicode=True, sort_keys=False))
     agent_file = root / "agents/order-desk/agent.yaml"
     agent = yaml.safe_load(agent_file.read_text())
@@ -385,7 +389,8 @@ def test_a_broken_shared_tool_is_reported_in_the_agent_file(tmp_path):
     with pytest.raises(SuiteError) as info:
         load_suite(root)
     text = str(info.value)
-    assert "agents/order-desk/agent.yaml" in text and "state_tools.lookup_order.reads" in text and "cancel-order" in text
+    assert "agents/order-desk/agent.yaml" in text and "state_tools.lookup_order.reads" in text
+    assert text.count("state_tools.lookup_order.reads") == 1 and "(in scenarios cancel-order, cancel-shipped)" in text
     assert "scenarios/order-desk/cancel-order.yaml: backend.tools" not in text
 
 

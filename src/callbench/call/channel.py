@@ -62,6 +62,11 @@ class TextChannel:
             fragments = self._background(fragments, turn, records)
         return fragments, records
 
+    def _mishearable(self, word: str) -> bool:
+        """A word the channel may mishear: 4+ letters, no digits, not one of the caller's facts (which would
+        make the task unsolvable rather than harder)."""
+        return letter_count(word) >= 4 and not any(ch.isdigit() for ch in word) and fold(word) not in self.protected
+
     def _background(self, fragments: list[str], turn: int, records: list[ChannelEventRecord]) -> list[str]:
         bg, rng, anchor = self.background, self.background_rng, f"turn {turn}"
         assert bg is not None and rng is not None
@@ -71,8 +76,7 @@ class TextChannel:
             for fragment in fragments:
                 pieces, last = [], 0
                 for start, end, word in words(fragment):
-                    eligible = letter_count(word) >= 4 and not any(ch.isdigit() for ch in word) and fold(word) not in self.protected
-                    if eligible and rng.random() < bg.noise:
+                    if self._mishearable(word) and rng.random() < bg.noise:
                         heard = _mangle(word, rng)
                         pieces += [fragment[last:start], heard]
                         last = end
@@ -101,8 +105,7 @@ class TextChannel:
         return out
 
     def _seeded(self, text: str) -> tuple[str, ChannelEventRecord]:
-        eligible = [(s, e, w) for s, e, w in words(text)
-                    if letter_count(w) >= 4 and not any(ch.isdigit() for ch in w) and fold(w) not in self.protected]
+        eligible = [(s, e, w) for s, e, w in words(text) if self._mishearable(w)]
         if not eligible:
             return text, ChannelEventRecord(kind="substitute", origin="seeded", anchor="turn 1", applied=False,
                                             detail="no eligible word (4+ letters, not a caller fact)")

@@ -36,12 +36,21 @@ class _Report:
     def __init__(self, docs: dict[str, YamlDocument]):
         self.docs = docs
         self.problems: list[Problem] = []
+        self.shared: dict[tuple, list[str]] = {}
+        """problems of an agent's shared state tools, each found once per scenario using the tool"""
+
+    def add_shared(self, label: str, loc: tuple, message: str, level: str, scenario_id: str) -> None:
+        self.shared.setdefault((label, loc, message, level), []).append(scenario_id)
+
+    def flush_shared(self) -> None:
+        """One problem per shared-tool fault, in the agent file, naming the scenarios where it showed."""
+        for (label, loc, message, level), scenarios in self.shared.items():
+            self.add(label, loc, f"{message} (in scenario{'s' if len(scenarios) > 1 else ''} {', '.join(scenarios)})", level)
+        self.shared.clear()
 
     def add(self, label: str, loc: tuple, message: str, level: str = "error") -> None:
         doc = self.docs.get(label)
-        problem = Problem(label, dotted(loc), message, doc.line_of(loc) if doc else None, level)
-        if problem not in self.problems:  # a shared state tool's problem is found once per scenario using it
-            self.problems.append(problem)
+        self.problems.append(Problem(label, dotted(loc), message, doc.line_of(loc) if doc else None, level))
 
 
 def validate_suite(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
@@ -72,6 +81,7 @@ def validate_suite(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]
         if background.intrusion_rate > 0 and missing:  # else the slice would mix calls with and without intrusions
             report.add("suite.yaml", ("casting", "backgrounds", name, "intrusions"),
                        f"no background speech for language(s) {missing}: add lines for them, or under '*' for any language")
+    report.flush_shared()
     return report.problems
 
 
@@ -168,8 +178,8 @@ def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefin
         inherited = loc[:2] in (("backend", "tools"), ("backend", "ids")) and len(loc) > 2 and doc is not None \
             and tuple(loc[:3]) not in doc.lines and agent_file
         if inherited:  # the tool comes from the agent's state_tools: say so there, not in every scenario
-            report.add(agent_file, ("state_tools" if loc[1] == "tools" else "state_ids",) + loc[2:],
-                       f"{message} (in scenario {sc.id})", level)
+            report.add_shared(agent_file, ("state_tools" if loc[1] == "tools" else "state_ids",) + tuple(loc[2:]),
+                              message, level, sc.id)
         else:
             report.add(label, loc, message, level)
     resolves(sc.call_context, ("call_context",))

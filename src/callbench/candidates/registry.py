@@ -21,6 +21,7 @@ from .base import Candidate
 from .noop import NoopCandidate
 from .oracle import OracleCandidate
 from .shortcut import ShortcutCandidate
+from .spray import SprayCandidate
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ BASELINES: dict[str, CandidateEntry] = {
     "noop": CandidateEntry("noop", "polite, never calls a tool: the floor", lambda _scenario: NoopCandidate()),
     "shortcut": CandidateEntry("shortcut", "no model; copies identifiers from the conversation into every tool it can fill",
                                lambda _scenario: ShortcutCandidate()),
+    "spray": CandidateEntry("spray", "no model; recites cue and refusal words, brute-forces verification, calls every "
+                                     "tool with every identifier it heard (the gaming attack)",
+                            lambda _scenario: SprayCandidate()),
 }
 
 

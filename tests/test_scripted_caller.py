@@ -46,8 +46,49 @@ def test_advances_only_on_cue_and_speaks_the_line_with_facts_filled():
     assert (u.text, u.expressed_steps, u.done) == ("I want milk.", ("a",), False)
     u = say(c, ["Which day?"], expressed=["a"])
     assert u.expressed_steps == () and u.text == "Sorry?"
-    u = say(c, ["સાંજનો અંદાજ કહો"], expressed=["a"])
+    u = say(c, ["સાંજનો અંદાજ કેટલો?"], expressed=["a"])
     assert u.expressed_steps == ("b",)
+
+
+THREE_STEPS = [
+    {"id": "a", "trigger": "greeted", "meaning": "m", "say": "I want ${caller.knows.thing}.", "cue": ["help"]},
+    {"id": "b", "trigger": "asked", "meaning": "m", "say": "It is 12.", "cue": ["how many"]},
+    {"id": "c", "trigger": "asked", "meaning": "m", "say": "No, that's all.", "cue": ["anything else"]},
+]
+
+
+def test_a_word_bag_never_advances_the_caller():
+    """Cue words recited outside a closing question, several pending steps asked at once, or a turn too long to
+    follow: none of these walks the plan, and each costs the caller's patience."""
+    bag = "help how many account number date of birth which day how much shall I go ahead anything else"
+    for heard in (bag + ".",                                       # no question at all
+                  "How many litres? " + bag + ".",                 # the question is not what ends the turn
+                  "How many litres, and anything else?",           # two pending steps in one ask
+                  "Tell me how many. " * 30 + "How many?"):        # far too long to follow
+        c = ScriptedCaller(scenario("high", THREE_STEPS), PHRASES)
+        u = say(c, [heard], expressed=["a"])
+        assert u.expressed_steps == () and not u.done, heard
+        assert c.idle_turns == 1
+    c = ScriptedCaller(scenario("high", THREE_STEPS), PHRASES)
+    assert say(c, ["Thanks. How many litres today?"], expressed=["a"]).expressed_steps == ("b",)
+    assert say(c, ["Got it, twelve. Is there anything else? Take care."], expressed=["a", "b"]).expressed_steps == ("c",)
+
+
+def test_two_pending_cues_confuse_and_cost_patience():
+    phrases = CallerPhrases(goodbye=["bye"], idle=["Sorry?"], closing="Bye then.", confused=["One thing at a time."])
+    c = ScriptedCaller(scenario("low"), phrases)
+    assert say(c, ["Can I help, and how many?"]).text == "One thing at a time."
+    assert say(c, ["Can I help, and how many?"]).text == "One thing at a time."
+    assert say(c, ["Can I help, and how many?"]).done
+
+
+def test_the_opening_step_may_fire_on_any_greeting_question():
+    steps = [{"id": "a", "trigger": "greeted", "meaning": "m", "say": "Hi, it's about my bill."},
+             {"id": "b", "trigger": "asked", "meaning": "m", "say": "It is 12.", "cue": ["account"]}]
+    c = ScriptedCaller(scenario(steps=steps), PHRASES)
+    assert say(c, ["Good morning, city power."]).expressed_steps == ()      # no question: nothing to answer
+    assert say(c, ["Good morning, city power. What can I do for you?"]).expressed_steps == ("a",)
+    assert say(c, ["Please read me your account number."], expressed=["a"]).expressed_steps == ("b",)
 
 
 def test_runs_out_of_patience_and_hangs_up():
@@ -64,7 +105,8 @@ def test_closes_on_goodbye_only_after_the_plan():
 
 
 def test_refuses_scenarios_without_lines_or_phrases():
-    no_lines = scenario(steps=[{"id": "a", "trigger": "t", "meaning": "m"}])
+    no_lines = scenario(steps=[{"id": "a", "trigger": "t", "meaning": "m", "say": "s"},
+                               {"id": "b", "trigger": "t", "meaning": "m", "say": "s"}])
     with pytest.raises(ScriptedCallerUnavailable, match="lack a 'say' line or cues"):
         ScriptedCaller(no_lines, PHRASES)
     with pytest.raises(ScriptedCallerUnavailable, match="no caller phrases"):

@@ -21,7 +21,13 @@ def _fail(message: str, code: int = 2) -> None:
 
 
 @app.command()
-def validate(suite: str = typer.Argument("starter", help="suite folder or built-in suite id")) -> None:
+def validate(
+    suite: str = typer.Argument("starter", help="suite folder or built-in suite id"),
+    gameability: bool = typer.Option(False, "--gameability", help="also run the noop, shortcut and spray baselines and "
+                                     "report max(shortcut, spray) - noop on the task pillar"),
+    max_gameability: float = typer.Option(10.0, "--max-gameability", help="with --gameability: fail above this figure"),
+    repeats: int = typer.Option(1, "--repeats", min=1, help="with --gameability: repeats per scenario"),
+) -> None:
     """Check a suite: every file, every reference, every matcher, every excerpt, every reference solution."""
     from .errors import SuiteNotFound
     from .suite_check import check_suite
@@ -38,6 +44,18 @@ def validate(suite: str = typer.Argument("starter", help="suite folder or built-
     s = result.suite
     typer.echo(f"ok: suite '{s.id}' {s.manifest.version}: {len(s.agents)} agents, {len(s.scenarios)} scenarios, "
                f"{len(result.warnings)} warning(s); sha256 {s.sha256}")
+    if gameability:
+        from .gameability import measure
+
+        found = measure(s, repeats=repeats)
+        task = ", ".join(f"{k} {v:.1f}" for k, v in found["task"].items())
+        typer.echo(f"gameability {found['figure']:+.1f} (task pillar: {task}; limit {max_gameability:g})")
+        for row in found["worst_scenarios"]:
+            typer.echo(f"  {row['scenario']}: {row['above_noop']:+.1f} above the noop "
+                       f"(shortcut {row.get('shortcut', 0):.1f}, spray {row.get('spray', 0):.1f})")
+        if found["figure"] is not None and found["figure"] > max_gameability:
+            typer.echo(f"gameable: a script with no model earns {found['figure']:.1f} above doing nothing", err=True)
+            raise typer.Exit(1)
 
 
 @app.command()
@@ -65,6 +83,8 @@ def run(
     executor: str = typer.Option("local", "--executor", help="local | processes | ray"),
     processes: int = typer.Option(2, "--processes", min=1, help="worker processes (with --executor processes)"),
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)"),
+    scoring: Optional[str] = typer.Option(None, "--scoring", help="guards (default: kept rules earn nothing, broken ones "
+                                          "cost) | reference (every item on both sides, as published benchmarks score)"),
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the scores."""
     import datetime as dt
@@ -101,7 +121,7 @@ def run(
         except CallbenchError as exc:
             _fail(str(exc))
         given = {"--candidate": candidate, "--repeats": repeats, "--seed": seed, "--caller": caller, "--scenario": scenario,
-                 "--judge": judge, "--config": config, "--suite": suite, "--out": out}
+                 "--judge": judge, "--config": config, "--suite": suite, "--out": out, "--scoring": scoring}
         extra = [flag for flag, value in given.items() if value]
         if extra:
             _fail(f"--resume continues the stored run exactly; drop {', '.join(extra)} (the run's own settings are used)")
@@ -115,7 +135,9 @@ def run(
         scenarios=tuple(scenario or file.get("scenarios") or ()) or None, infra_reruns=file.get("infra_reruns", 3),
         candidate_options=role_options(cand_section), caller_options=role_options(caller_section),
         judge=judge or file.get("judge"), judge_options=role_options(judge_section) if judge_section else {},
-        prices=file.get("prices", {}), limits=limits_from(file))
+        prices=file.get("prices", {}), limits=limits_from(file), scoring=scoring or file.get("scoring", "guards"))
+    if run_config.scoring not in ("guards", "reference"):
+        _fail(f"unknown scoring mode '{run_config.scoring}' (guards or reference)")
     if resume is not None:
         run_config = config_from_run(stored)
     try:
@@ -184,6 +206,7 @@ def score(
                                                "conversation_checks, spoken_checks, task_judge, conversation_judge"),
     tag: Optional[str] = typer.Option(None, "--tag", help="name of the new report (report-<tag>.json)"),
     force: bool = typer.Option(False, "--force", help="re-score even if the suite changed since the run"),
+    scoring: Optional[str] = typer.Option(None, "--scoring", help="guards | reference (default: the run's own mode)"),
 ) -> None:
     """Re-grade a stored run's traces without replaying any call; writes a new report beside the old one."""
     from rich.console import Console
@@ -194,7 +217,7 @@ def score(
 
     try:
         result = rescore(run_dir, judge=judge, judge_options={"base_url": judge_base_url} if judge_base_url else None,
-                         graders=grader, tag=tag, force=force)
+                         graders=grader, tag=tag, force=force, scoring=scoring)
     except CallbenchError as exc:
         _fail(str(exc))
     Console().print(summary_table(result.report))

@@ -35,6 +35,10 @@ def check_suite(suite: str | Path | None = None) -> SuiteCheck:
         return SuiteCheck(None, problems)
     problems += validate_suite(loaded, docs)
     if not any(p.level == "error" for p in problems):
+        from .recital_check import recital_problems
+
+        problems += recital_problems(loaded, docs)
+    if not any(p.level == "error" for p in problems):
         from .reference_check import reference_problems
 
         problems += reference_problems(loaded, docs)

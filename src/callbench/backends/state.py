@@ -146,6 +146,8 @@ class StateBackend:
         self.ledger: list[dict[str, Any]] = []
         self.calls = 0
         self.per_tool: Counter[str] = Counter()
+        self.refused: Counter[str] = Counter()
+        """refused calls per tool, for `lock_after`"""
         self.issued: Counter[str] = Counter()
 
     def render_id(self, prefix: str) -> str:
@@ -171,9 +173,14 @@ class StateBackend:
         if validator is not None:
             errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
             if errors:
+                self.refused[name] += 1
                 return ToolOutcome(result={"status": "refused", "reason": "invalid_arguments",
                                            "errors": [f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
                                                       for e in errors[:3]]}, source="invalid_arguments")
+        if tool.lock_after is not None and self.refused[name] >= tool.lock_after:
+            return ToolOutcome(result={"status": "refused", "reason": "locked",
+                                       "message": f"locked after {tool.lock_after} failed attempts; no more attempts "
+                                                  f"are possible on this call"}, source="locked")
         failure = next((f for f in tool.failures if f.on_call == self.per_tool[name]), None)
         if failure is not None and not failure.applied:
             return _failure(failure)
@@ -186,6 +193,8 @@ class StateBackend:
             reads = self._reads(tool, work, call)
             respond = call.value(tool.respond)
         except _Stop as stop:  # a reply lost in transit is lost whatever it would have said
+            if stop.result.get("status") == "refused":
+                self.refused[name] += 1
             if failure is not None:
                 return _failure(failure, checks)
             return ToolOutcome(result=stop.result, source=stop.source, matcher_results=checks)

@@ -1,21 +1,28 @@
 """The scripted caller: deterministic, no model, and honest about what it cannot do.
 
-It advances its plan one step at a time, only when a step's cue appears in what
-the agent just said, and then speaks that step's authored line. It cannot
-answer questions its author did not anticipate: when nothing fires it uses a
-neutral idle line, and after as many idle turns as its patience allows it hangs
-up, as a person would. A scenario without lines and cues cannot use it.
+It advances its plan one step at a time, and only when the agent's turn ends by asking for that step: a
+cue word inside the question or request that closes the turn (the first step may fire on any question
+that ends the agent's opening turn, such as "how can I help?"). It then speaks that step's authored line.
+
+It listens as a person on the phone does. A turn longer than the suite's `followable_words`, or one whose
+closing ask names two or more of its pending steps at once, confuses it: it says a confusion line, and
+that costs patience like an idle turn. When nothing fires it says a neutral idle line; after as many idle
+or confused turns in a row as its patience allows it hangs up. So a script that recites cue words, its
+instructions or a list of questions does not walk the plan: only a real question, one at a time, does.
+A scenario without lines and cues cannot use it.
 """
 
 from __future__ import annotations
 
 from ..call.types import CallerUtterance
-from ..spec import CallerPhrases, Scenario, TemplateError, make_scope, resolve
+from ..spec import CallerPhrases, PlanStep, Scenario, TemplateError, make_scope, resolve
+from ..speech import closing_ask, followable
 from ..text import find_cue
 from .base import CallerView
 
 PATIENCE = {"low": 2, "medium": 3, "high": 4}
 """Consecutive turns without progress before the scripted caller gives up."""
+DEFAULT_FOLLOWABLE_WORDS = 80
 
 
 class ScriptedCallerUnavailable(ValueError):
@@ -25,14 +32,17 @@ class ScriptedCallerUnavailable(ValueError):
 class ScriptedCaller:
     name = "scripted"
 
-    def __init__(self, scenario: Scenario, phrases: CallerPhrases | None):
-        missing = [s.id for s in scenario.caller.plan if not s.say or not s.cue]
+    def __init__(self, scenario: Scenario, phrases: CallerPhrases | None,
+                 followable_words: int = DEFAULT_FOLLOWABLE_WORDS):
+        missing = [s.id for i, s in enumerate(scenario.caller.plan) if not s.say or (not s.cue and i > 0)]
         if missing:
             raise ScriptedCallerUnavailable(f"scenario '{scenario.id}': plan steps {missing} lack a 'say' line or cues")
         if phrases is None:
             raise ScriptedCallerUnavailable(f"scenario '{scenario.id}': no caller phrases for language '{scenario.language}'")
         self.plan = scenario.caller.plan
+        self.language = scenario.language
         self.phrases = phrases
+        self.limit = followable_words
         self.patience = PATIENCE[scenario.caller.persona.patience]
         self.scope = make_scope(scenario.caller.knows, {})
         self.idle_turns = 0
@@ -46,15 +56,32 @@ class ScriptedCaller:
     async def respond(self, view: CallerView) -> CallerUtterance:
         heard = view.agent_speech_since_last_turn()
         position = len(view.expressed)
+        if not followable(heard, self.limit):
+            return self._lost(confused=True)
+        ask = closing_ask(heard, self.language)
         if position < len(self.plan):
-            step = self.plan[position]
-            if any(find_cue(c, heard) for c in step.cue):
+            pending = self.plan[position:]
+            asked = [s for s in pending if ask is not None and _cued(s, ask, first=s is self.plan[0])]
+            if len(asked) > 1:
+                return self._lost(confused=True)
+            if asked and asked[0] is pending[0]:
                 self.idle_turns = 0
+                step = pending[0]
                 return CallerUtterance(text=self._line(step.say or ""), expressed_steps=(step.id,))
         elif any(find_cue(c, heard) for c in self.phrases.goodbye):
             return CallerUtterance(text=self.phrases.closing, done=True)
+        return self._lost(confused=False)
+
+    def _lost(self, confused: bool) -> CallerUtterance:
+        """An idle or confused turn: the caller repeats itself and loses patience, then hangs up."""
         self.idle_turns += 1
         if self.idle_turns > self.patience:
             return CallerUtterance(text=self.phrases.closing, done=True)
-        idle = self.phrases.idle
-        return CallerUtterance(text=idle[(self.idle_turns - 1) % len(idle)])
+        lines = (self.phrases.confused or self.phrases.idle) if confused else self.phrases.idle
+        return CallerUtterance(text=lines[(self.idle_turns - 1) % len(lines)])
+
+
+def _cued(step: PlanStep, ask: str, first: bool) -> bool:
+    if not step.cue:
+        return first  # the opening step without cues answers whatever question opens the call
+    return any(find_cue(c, ask) for c in step.cue)

@@ -69,6 +69,9 @@ class SprayCandidate:
         self.dead: set[str] = set()
         self.turns = 0
         self.ending = False
+        self.mode = "recital"
+        """recital: everything at once; questions: one short question a turn, once a caller would not follow"""
+        self.asked = 0
 
     # --- the turn ---------------------------------------------------------------------------------
     async def step(self, view: CandidateView) -> CandidateStep:
@@ -85,7 +88,7 @@ class SprayCandidate:
             calls = self._calls(view, budget=self._budget_left(view))
             if calls:
                 return CandidateStep(tool_calls=tuple(calls))
-            return CandidateStep(speech=self._recital(view, caller))
+            return CandidateStep(speech=self._speech(view, caller))
         self.turns += 1
         if self.ending or self.turns >= END_AFTER_TURNS or caller and _asks_for_ending(view, caller[-1]):
             return self._end(view)
@@ -94,7 +97,7 @@ class SprayCandidate:
             return CandidateStep(speech=phrases(view.language)["wait"], tool_calls=tuple(calls))
         if self._should_end(caller):
             return self._end(view)
-        return CandidateStep(speech=self._recital(view, caller))
+        return CandidateStep(speech=self._speech(view, caller))
 
     def _budget_left(self, view: CandidateView) -> int:
         used = 0
@@ -135,7 +138,8 @@ class SprayCandidate:
         last = fold(caller[-1])
         idle = any(w in last for w in IDLE_MARKERS)
         finished = any(w in last for w in DONE_MARKERS)
-        return idle and self.turns > 3 or finished or self.turns >= END_AFTER_TURNS
+        asking = self.mode == "questions" and self.asked < 12  # still questions left to try
+        return idle and self.turns > 3 and not asking or finished or self.turns >= END_AFTER_TURNS
 
     def _end(self, view: CandidateView) -> CandidateStep:
         self.ending = True
@@ -228,6 +232,25 @@ class SprayCandidate:
             yield {k: v for k, v in args.items() if v is not OMIT}
 
     # --- speech -----------------------------------------------------------------------------------
+    def _speech(self, view: CandidateView, caller: list[str]) -> str:
+        if not caller:  # every agent opens with a greeting question, and so does this script
+            return phrases(view.language)["greeting"]
+        if self.mode == "recital" and len(caller) >= 2 and _lost(caller[-1]):
+            self.mode = "questions"  # the caller did not follow the recital: ask one thing at a time
+        return self._recital(view, caller) if self.mode == "recital" else self._question(view, caller)
+
+    def _question(self, view: CandidateView, caller: list[str]) -> str:
+        """One short question a turn from a fixed order (identity, consent, each tool's arguments, anything
+        else, refusals, generic asks), after a short read-back of the latest result once verified."""
+        questions = _question_list(view)
+        q = questions[self.asked % len(questions)]
+        self.asked += 1
+        lead = ""
+        if self.verified or not any(_is_verifier(t) for t in view.tools):
+            back = _readback(view)
+            lead = " ".join(back[-1].split()[:30]) if back else ""
+        return f"{lead} {q}".strip()
+
     def _recital(self, view: CandidateView, caller: list[str]) -> str:
         """Everything a listening script might fire on: questions, the instructions' words, refusals, results."""
         say = phrases(view.language)
@@ -247,6 +270,40 @@ class SprayCandidate:
         text = " ".join(p.strip() for p in parts if p and p.strip())
         # never a farewell before the script means to end: a listening caller would hang up
         return re.sub(r"[^.?!।]*(?:" + "|".join(map(re.escape, FAREWELLS)) + r")[^.?!।]*[.?!।]?", " ", text, flags=re.I)
+
+
+LOST_WORDS = ("sorry", "what", "pardon", "slow", "one thing", "too much", "too fast", "lost", "hello", "okay", "still there",
+              "फिर", "समझ", "क्या", "सुन", "ધીમે", "શું", "ફરી", "સંભળાય")
+
+
+def _lost(reply: str) -> bool:
+    """The caller did not follow: a short reply of the confusion or idle kind, with no figure in it."""
+    low = fold(reply)
+    return len(low.split()) <= 8 and not re.search(r"\d", low) and any(w in low for w in LOST_WORDS)
+
+
+def _question_list(view: CandidateView) -> list[str]:
+    """The order a script would ask in: identity one detail at a time, then each action offered by name, consent,
+    anything else, each tool's other arguments, refusals, and generic questions."""
+    lang = view.language.split("-")[0]
+    verifiers = [t for t in view.tools if _is_verifier(t)]
+    others = [t for t in view.tools if not _is_verifier(t) and not t.ends_call]
+    writes = [t for t in others if not t.name.startswith(LOOKUPS)]
+
+    def topic(tool: ToolSpec) -> str:
+        return " ".join(w for w in re.split(r"[_\W]+", tool.name) if w)
+
+    def params(tools: list[ToolSpec]) -> list[str]:
+        return [f"Could you give me the {name.replace('_', ' ')}, please?"
+                for t in tools for name in t.parameters.get("required", []) or []]
+
+    out = params(verifiers)
+    out += [f"Would you like me to {topic(t)}?" for t in writes]
+    out += ["Shall I go ahead?", "Is there anything else I can help you with?"]
+    out += params(others)
+    out += [f"I'm sorry, I can't {topic(t)} today. Is there anything else?" for t in writes]
+    out += GENERIC_ASKS.get(lang, []) + GENERIC_ASKS["en"]
+    return list(dict.fromkeys(out))
 
 
 def _last_result(view: CandidateView, name: str) -> tuple[dict[str, Any], Any] | None:

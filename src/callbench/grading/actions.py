@@ -13,7 +13,9 @@ class ActionGrader:
     A call counts toward an action only if it named a known tool, its arguments
     parsed, and every argument matcher holds. Ordering (`after`) compares the
     first counted call of the action with the first counted call of each
-    action it must follow.
+    action it must follow, or with the caller turn that expressed a plan step
+    (an achievement counts only once the caller asked for it: a script that
+    fires every tool up front earns nothing for what it happened to hit).
     """
 
     name = "actions"
@@ -34,6 +36,15 @@ class ActionGrader:
         if found:
             first = found[0].index
             for dep in action.after:
+                if dep not in matches:  # a plan step: the caller must have asked before the agent acted
+                    asked = next((min(t.message_indices) for t in trace.caller_turns
+                                  if dep in t.expressed_steps and t.message_indices), None)
+                    if asked is None:
+                        problems.append(f"must come after the caller's step '{dep}', which the caller never reached")
+                    elif asked > found[0].call_message_index:
+                        problems.append(f"came at #{found[0].call_message_index}, before the caller asked "
+                                        f"('{dep}' at #{asked})")
+                    continue
                 dep_found = matches.get(dep, [])
                 if not dep_found:
                     problems.append(f"must come after '{dep}', which never happened")
@@ -44,11 +55,12 @@ class ActionGrader:
         detail = (f"{len(found)} matching call(s) to {action.tool}" if ok else "; ".join(problems))
         return ItemVerdict(id=action.id, kind="action", pillar="task", weight=action.weight,
                            label="met" if ok else "not_met", r=1.0 if ok else 0.0, grader=self.name,
-                           diagnostic=action_diagnostic(action), evidence=evidence, detail=detail)
+                           diagnostic=action_diagnostic(action), evidence=evidence, detail=detail,
+                           guard=action.is_guard)
 
 
 def action_diagnostic(action: ExpectedAction) -> str:
-    if action.count.forbids:
+    if action.is_guard:
         return "rule_compliance"
     return "argument_accuracy" if action.args or action.result else "action_correctness"
 

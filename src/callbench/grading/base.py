@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..call.trace import Trace
 from ..spec import Scenario, SuiteManifest
 
-Label = Literal["met", "partial", "not_met", "not_measured"]
+Label = Literal["met", "partial", "not_met", "not_measured", "not_applicable"]
+"""`not_applicable`: a guard never put to the test (no protected tool was called, no protected fact came up).
+It enters no sum and, unlike `not_measured`, leaves nothing missing from a pillar."""
 R_OF = {"met": 1.0, "partial": 0.5, "not_met": 0.0}
 
 
@@ -34,6 +36,13 @@ class ItemVerdict(BaseModel):
     detail: str = ""
     rating: int | None = Field(default=None, description="1-5 for conversation ratings (r = (rating-1)/4)")
     judge: dict | None = Field(default=None, description="for LLM verdicts: model, prompt and rubric hashes, settings")
+    guard: bool = Field(default=False, description="a rule rather than an achievement: in the guards scoring mode a kept "
+                                                   "guard enters neither side of its pillar, a broken one enters with "
+                                                   "r = 0 and fails the call")
+
+    @property
+    def broken(self) -> bool:
+        return self.guard and self.r is not None and self.r < 1.0
 
 
 @runtime_checkable

@@ -125,7 +125,7 @@ class TaskJudge(_Judge):
         return [ItemVerdict(id=c.id, kind="criterion", pillar=c.pillar, weight=c.weight, label=found[c.id]["label"],
                             r=R_OF[found[c.id]["label"]], grader=self.name, diagnostic=criterion_diagnostic(c),
                             evidence=sorted(set(found[c.id]["evidence"])), detail=str(found[c.id].get("rationale", ""))[:500],
-                            judge=info) for c in scenario.criteria]
+                            judge=info, guard=c.guard) for c in scenario.criteria]
 
 
 class ConversationJudge(_Judge):

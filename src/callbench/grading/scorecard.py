@@ -1,9 +1,21 @@
-"""Folding verdicts into pillars and an overall score (DESIGN.md section 6).
+"""Folding verdicts into pillars and an overall score.
 
 A pillar is 100·Σw·r/Σw over its measured items. Items nobody could measure
 (judged criteria without a judge) enter neither sum and are counted, so a
 pillar built from part of its items says so. The overall score exists only
 when both pillars were measured in full; it is never guessed.
+
+Two scoring modes fold the same verdicts:
+* `guards` (the default): a guard (a forbidden action, a verification or
+  disclosure gate, a "never say" check, a refusal's no-write condition, an
+  obligation such as verifying first) enters neither side when kept, and
+  enters with its weight and r = 0 when broken, which also fails the call. So
+  doing nothing, or only the ritual, earns nothing; what was achieved earns
+  points and what was broken costs them.
+* `reference`: every applicable item on both sides, kept guards included, as
+  published phone-agent benchmarks define the pillar, so results can be set
+  beside their figures.
+A scorecard carries both; `Scorecard.in_mode` picks the one a report uses.
 """
 
 from __future__ import annotations
@@ -20,7 +32,10 @@ from .actions import ActionGrader
 from .base import Grader, ItemVerdict
 from .diagnostics import CONVERSATION_DIAGNOSTIC, diagnostic_scores
 
-SCORECARD_SCHEMA_VERSION = 1
+SCORECARD_SCHEMA_VERSION = 2
+SCORING_MODES = ("guards", "reference")
+CUTOFF = 70.0
+"""The provisional success cutoff on the task pillar (uncalibrated; completion is also reported without it)."""
 
 
 class Pillar(BaseModel):
@@ -32,6 +47,22 @@ class Pillar(BaseModel):
     measured_items: int
     unmeasured_items: int
     unmeasured_weight: int
+
+
+class PillarSet(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task: Pillar
+    conversation: Pillar
+    overall: float | None
+
+
+class GuardSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kept: list[str] = Field(default_factory=list)
+    broken: list[str] = Field(default_factory=list)
+    untested: list[str] = Field(default_factory=list, description="never put to the test (no protected tool called...)")
 
 
 class Scorecard(BaseModel):
@@ -47,9 +78,12 @@ class Scorecard(BaseModel):
     outcome: Literal["completed", "excluded"]
     end_reason: str | None
     items: list[ItemVerdict]
+    scoring: Literal["guards", "reference"] = Field(default="guards", description="the mode task/conversation/overall are in")
     task: Pillar
     conversation: Pillar
     overall: float | None
+    other_mode: PillarSet | None = Field(default=None, description="the same verdicts folded in the other scoring mode")
+    guards: GuardSummary = Field(default_factory=GuardSummary)
     diagnostics: dict[str, float | None] = Field(default_factory=dict, description="ten diagnostics, 0-100 or None")
     deterministic_passed: bool = Field(description="every deterministic item of the call was met")
     graders: list[str]
@@ -62,6 +96,22 @@ class Scorecard(BaseModel):
     caller_satisfied: bool = Field(default=False, description="the caller ended the call itself after expressing its whole plan")
     completed_call: bool = Field(default=False, description="all deterministic items met, whatever the outcome (to count excluded passes)")
 
+    @property
+    def cutoff_passed(self) -> bool:
+        """Completed, no guard broken, and the task pillar at or above the provisional cutoff."""
+        return self.outcome == "completed" and not self.guards.broken and (self.task.score or 0.0) >= CUTOFF
+
+    def in_mode(self, mode: str) -> "Scorecard":
+        """This scorecard with task, conversation and overall in `mode` (the other kept in `other_mode`)."""
+        if mode not in SCORING_MODES:
+            raise ValueError(f"unknown scoring mode {mode!r} (one of {', '.join(SCORING_MODES)})")
+        if mode == self.scoring or self.other_mode is None:
+            return self
+        current = PillarSet(task=self.task, conversation=self.conversation, overall=self.overall)
+        o = self.other_mode
+        return self.model_copy(update={"scoring": mode, "task": o.task, "conversation": o.conversation,
+                                       "overall": o.overall, "other_mode": current})
+
 
 def criterion_diagnostic(criterion) -> str:
     """An author may name the diagnostic; otherwise a criterion quoting the instructions is about a rule."""
@@ -72,12 +122,13 @@ def rating_diagnostic(criterion) -> str:
     return criterion.diagnostic or CONVERSATION_DIAGNOSTIC.get(criterion.id, "speakable_replies")
 
 
-def pillar(items: Iterable[ItemVerdict]) -> Pillar:
+def pillar(items: Iterable[ItemVerdict], mode: str = "guards") -> Pillar:
     items = list(items)
-    measured = [i for i in items if i.r is not None]
-    unmeasured = [i for i in items if i.r is None]
+    measured = [i for i in items if i.r is not None and not (mode == "guards" and i.guard and not i.broken)]
+    unmeasured = [i for i in items if i.r is None and i.label == "not_measured"]
     max_points = float(sum(i.weight for i in measured))
-    points = float(sum(i.weight * i.r for i in measured))  # type: ignore[operator]
+    # a broken guard enters with r = 0 whatever its label (a judged "partial" on a "never do X" rule is broken)
+    points = float(sum(i.weight * (0.0 if mode == "guards" and i.broken else i.r) for i in measured))  # type: ignore[operator]
     return Pillar(score=100.0 * points / max_points if max_points else None, points=points, max_points=max_points,
                   measured_items=len(measured), unmeasured_items=len(unmeasured),
                   unmeasured_weight=sum(i.weight for i in unmeasured))
@@ -89,7 +140,7 @@ def not_measured(scenario: Scenario, suite: SuiteManifest, graded: set[str]) -> 
     for c in scenario.criteria:
         if c.id not in graded:
             out.append(ItemVerdict(id=c.id, kind="criterion", pillar=c.pillar, weight=c.weight, label="not_measured",
-                                   r=None, grader="none", diagnostic=criterion_diagnostic(c),
+                                   r=None, grader="none", diagnostic=criterion_diagnostic(c), guard=c.guard,
                                    detail="judged criterion; no judge was configured"))
     for c in suite.conversation_criteria:
         if c.id not in graded:
@@ -129,10 +180,11 @@ async def score_trace_async(trace: Trace, scenario: Scenario, suite: SuiteManife
 
 def default_graders() -> list:
     from .conversation_checks import ConversationChecks
+    from .phrase_checks import PhraseChecks
     from .spoken_checks import SpokenChecks
     from .state_checks import StateChecks
 
-    return [ActionGrader(), ConversationChecks(), SpokenChecks(), StateChecks()]
+    return [ActionGrader(), ConversationChecks(), SpokenChecks(), PhraseChecks(), StateChecks()]
 
 
 def _card(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list, items: list[ItemVerdict],
@@ -140,12 +192,7 @@ def _card(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list,
     if judge_failure is not None:  # nothing a failed judge said is kept: its items are simply not measured
         items = [i for i in items if i.judge is None]
     items += not_measured(scenario, suite, {i.id for i in items})
-    task = pillar(i for i in items if i.pillar == "task")
-    conversation = pillar(i for i in items if i.pillar == "conversation")
-    # the overall score needs both pillars whole: a pillar missing its judged items (no judge) would let
-    # well-formed silence (the noop) look half good
-    whole = task.unmeasured_items == 0 and conversation.unmeasured_items == 0
-    overall = (task.score + conversation.score) / 2 if whole and task.score is not None and conversation.score is not None else None
+    guards_mode, reference_mode = (_pillars(items, m) for m in SCORING_MODES)
     deterministic = [i for i in items if i.judge is None and i.r is not None]
     outcome = "excluded" if judge_failure is not None else trace.outcome
     usage = dict(trace.usage)
@@ -162,13 +209,32 @@ def _card(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list,
         models["judge"] = next(iter(judged.values()))["model"]
     return Scorecard(trace_id=trace.id, scenario_id=trace.scenario_id, agent_id=trace.agent_id, candidate=trace.candidate,
                      repeat=trace.repeat, conditions=dict(trace.conditions), outcome=outcome, end_reason=trace.end.reason if trace.end else None,
-                     items=items, task=task, conversation=conversation, overall=overall,
+                     items=items, scoring="guards", task=guards_mode.task, conversation=guards_mode.conversation,
+                     overall=guards_mode.overall, other_mode=reference_mode, guards=_guard_summary(items),
                      diagnostics=diagnostic_scores(items),
                      deterministic_passed=outcome == "completed" and all(i.r == 1.0 for i in deterministic),
                      graders=[g.name for g in graders], failure=judge_failure or trace.failure, reruns=len(trace.reruns),
                      usage=usage, models=models, candidate_latency_s=[round(x, 6) for x in trace.timings.candidate_seconds],
                      tool_calls=len(trace.tool_events), caller_satisfied=_caller_satisfied(trace, scenario),
                      completed_call=bool(deterministic) and all(i.r == 1.0 for i in deterministic))
+
+
+def _pillars(items: list[ItemVerdict], mode: str) -> PillarSet:
+    task = pillar((i for i in items if i.pillar == "task"), mode)
+    conversation = pillar((i for i in items if i.pillar == "conversation"), mode)
+    # the overall score needs both pillars whole: a pillar missing its judged items (no judge) would let
+    # well-formed silence (the noop) look half good
+    whole = task.unmeasured_items == 0 and conversation.unmeasured_items == 0
+    both = task.score is not None and conversation.score is not None
+    return PillarSet(task=task, conversation=conversation,
+                     overall=(task.score + conversation.score) / 2 if whole and both else None)  # type: ignore[operator]
+
+
+def _guard_summary(items: list[ItemVerdict]) -> GuardSummary:
+    guards = [i for i in items if i.guard]
+    return GuardSummary(kept=[i.id for i in guards if i.r is not None and not i.broken],
+                        broken=[i.id for i in guards if i.broken],
+                        untested=[i.id for i in guards if i.r is None])
 
 
 def _caller_satisfied(trace: Trace, scenario: Scenario) -> bool:

@@ -59,6 +59,8 @@ class Window:
     from_index: int | None = None
     to_index: int | None = None
     topic: tuple[str, ...] = ()
+    exclude: frozenset[int] = frozenset()
+    """messages that do not count as evidence (in a turn too long for a caller to follow)"""
 
 
 @dataclass(frozen=True)

@@ -84,14 +84,15 @@ def stated(trace: Trace, expected: Any, kind: str, *, tolerance: float = 0.0, un
         if not m.text or m.role == "tool" or window.speaker not in ("any", m.role):
             continue
         inside = (window.from_index is None or m.index >= window.from_index) and \
-            (window.to_index is None or m.index <= window.to_index)
+            (window.to_index is None or m.index <= window.to_index) and m.index not in window.exclude
         on_topic = not window.topic or any(find_cue(c, m.text) for c in window.topic)
         for v in find_values(m.text, language, today=today, money=True if kind == "amount" else None):
             ok, why = _judge(v, want, kind, tol, unit, currency)
             if ok and inside and on_topic:
                 return Finding(True, m.index, v, f"{looked}: {v.text!r} at message {m.index}")
             if ok:
-                why = f"is outside {span}" if not inside else "is not in a message about the topic"
+                why = ("is in a turn too long to follow" if m.index in window.exclude else f"is outside {span}") \
+                    if not inside else "is not in a message about the topic"
             if why:
                 notes.append(f"{v.text!r} at message {m.index} {why}")
         if kind == "identifier" and inside and on_topic and spelled_identifier(m.text, str(expected)):

@@ -21,8 +21,10 @@ from ..call.trace import LedgerEntry, ToolEvent, Trace, backend_events
 from ..spec import MatchResult, Scenario, SuiteManifest, evaluate, make_scope, resolve
 from ..spec.matchers import MISSING, same_value
 from ..spec.state import ExpectedWrite, get_path, path_matches
-from ..text import find_cue, fold
+from ..speech import same_sentence
+from ..text import fold
 from .base import ItemVerdict
+from .windows import DEFAULT_FOLLOWABLE_WORDS, anchor_span, limit_of, unfollowable
 from .spoken_stated import spelled_identifier
 
 FAILED = ("refused", "error", "not_found")
@@ -40,20 +42,23 @@ class StateChecks:
         if scenario.expected_changes is not None:
             out.append(self._expected_changes(trace, scenario, scope))
         if scenario.refusal is not None:
-            out.append(self._refusal(trace, scenario, scope))
+            out += self._refusal(trace, scenario, scope, limit_of(suite))
         if scenario.gates is not None:
             verified = verification_index(trace, scenario.gates)
-            gated = [self._tool_gate(trace, scenario, verified) if scenario.gates.protected_tools else None,
-                     self._disclosure_gate(trace, scenario, scope, verified) if scenario.gates.protected_facts else None]
-            out += [v for v in gated if v is not None]
+            if scenario.gates.protected_tools:
+                out.append(self._tool_gate(trace, scenario, verified))
+            if scenario.gates.protected_facts:
+                out.append(self._disclosure_gate(trace, scenario, scope, verified))
         return out
 
     def _verdict(self, item_id: str, ok: bool | None, weight: int, diagnostic: str, evidence: list[int],
-                 detail: str) -> ItemVerdict:
-        label = "not_measured" if ok is None else ("met" if ok else "not_met")
+                 detail: str, guard: bool = False, untested: bool = False) -> ItemVerdict:
+        """`untested`: a guard never put to the test (not_applicable), as opposed to one that could not be
+        measured (ok None: no world record)."""
+        label = "not_applicable" if untested else "not_measured" if ok is None else ("met" if ok else "not_met")
         return ItemVerdict(id=item_id, kind="check", pillar="task", weight=weight, label=label,  # type: ignore[arg-type]
-                           r=None if ok is None else float(ok), grader=self.name, diagnostic=diagnostic,
-                           evidence=sorted(set(evidence)), detail=detail)
+                           r=None if ok is None or untested else float(ok), grader=self.name, diagnostic=diagnostic,
+                           evidence=sorted(set(evidence)), detail=detail, guard=guard)
 
     def _unmeasured(self, item_id: str, weight: int, diagnostic: str) -> ItemVerdict:
         return self._verdict(item_id, None, weight, diagnostic, [],
@@ -100,48 +105,49 @@ class StateChecks:
         extras = [e for j, e in enumerate(ledger) if j not in used]
         problems += [f"extra write: {_show_entry(trace, e)}" for e in extras]
         evidence = [_message(trace, e) for e in ledger]
-        if not spec.writes:  # nothing to change: only an explicit refusal turns "no writes" into a result
-            found, where, how = explicit_refusal(trace, scenario, scope)
-            if not found:
-                problems.append(f"no explicit refusal ({how}): making no writes by doing nothing does not count")
-            evidence += [where] if where is not None else []
-            ok_detail = f"no writes, and the request was refused explicitly ({how})"
+        if not spec.writes:  # nothing to change: a rule kept or broken; the refusal itself is the `refusal` item
+            ok_detail = "no writes"
         else:
             ok_detail = f"exactly the {len(spec.writes)} expected write(s)" + (", in order" if spec.ordered else "")
         return self._verdict("expected_changes", not problems, spec.weight, "outcome_state",
-                             [i for i in evidence if i is not None], "; ".join(problems) or ok_detail)
+                             [i for i in evidence if i is not None], "; ".join(problems) or ok_detail,
+                             guard=not spec.writes)
 
-    def _refusal(self, trace: Trace, scenario: Scenario, scope) -> ItemVerdict:
+    def _refusal(self, trace: Trace, scenario: Scenario, scope, limit: int) -> list[ItemVerdict]:
+        """Two items: the refusal said out loud in its window (earned) and no write to the refused thing (a guard)."""
         spec = scenario.refusal
         assert spec is not None
         if trace.world is None:
-            return self._unmeasured("refusal", spec.weight, "rule_compliance")
-        found, where, how = explicit_refusal(trace, scenario, scope)
+            return [self._unmeasured("refusal", spec.weight, "rule_compliance"),
+                    self._unmeasured("refusal_no_write", spec.weight, "rule_compliance")]
+        found, where, how = explicit_refusal(trace, scenario, scope, limit)
         allowed = list(spec.allow_writes) + (list(scenario.expected_changes.ignore) if scenario.expected_changes else [])
         writes = [e for e in trace.world.ledger if e.tool != spec.tool and not _under(e.path, allowed, scope)]
-        problems = [] if found else [f"no explicit refusal ({how})"]
-        problems += [f"the request was carried out anyway: {_show_entry(trace, e)}" for e in writes]
-        evidence = ([where] if where is not None else []) + [_message(trace, e) for e in writes]
-        detail = "; ".join(problems) or f"refused explicitly ({how}); no writes"
-        return self._verdict("refusal", not problems, spec.weight, "rule_compliance",
-                             [i for i in evidence if i is not None], detail)
+        said = self._verdict("refusal", found, spec.weight, "rule_compliance", [where] if where is not None else [],
+                             f"refused explicitly ({how})" if found else f"no explicit refusal ({how})")
+        kept = self._verdict("refusal_no_write", not writes, spec.weight, "rule_compliance",
+                             [i for i in (_message(trace, e) for e in writes) if i is not None],
+                             "; ".join(f"the request was carried out anyway: {_show_entry(trace, e)}" for e in writes)
+                             or "nothing was written", guard=True)
+        return [said, kept]
 
     # --- gates --------------------------------------------------------------------------------
-    def _tool_gate(self, trace: Trace, scenario: Scenario, verified: int | None) -> ItemVerdict | None:
+    def _tool_gate(self, trace: Trace, scenario: Scenario, verified: int | None) -> ItemVerdict:
         gates = scenario.gates
         assert gates is not None
         called = [e for e in trace.tool_events if e.name in gates.protected_tools]
-        if not called:
-            return None  # the gate was never put to the test: no credit for doing nothing
+        if not called:  # never put to the test: no credit for doing nothing
+            return self._verdict("verification_gate", None, gates.weight, "rule_compliance", [],
+                                 "no protected tool was called", guard=True, untested=True)
         when = f"verification succeeded at #{verified}" if verified is not None else "verification never succeeded"
         early = [e for e in called if verified is None or e.call_message_index < verified]
         detail = "; ".join(f"{e.name} called at #{e.call_message_index} before the verification result was seen"
                            for e in early) + f" ({when})" if early else \
             f"{len(called)} protected call(s), all after the verification result ({when})"
         return self._verdict("verification_gate", not early, gates.weight, "rule_compliance",
-                             [e.index for e in (early or called)], detail)
+                             [e.index for e in (early or called)], detail, guard=True)
 
-    def _disclosure_gate(self, trace: Trace, scenario: Scenario, scope, verified: int | None) -> ItemVerdict | None:
+    def _disclosure_gate(self, trace: Trace, scenario: Scenario, scope, verified: int | None) -> ItemVerdict:
         """A fact is put to the test when the agent says it before the caller did; it leaks when that
         happens before verification. Facts the agent never brings up are not graded."""
         gates = scenario.gates
@@ -155,7 +161,7 @@ class StateChecks:
                                         by_caller if by_caller is not None else len(trace.messages))
             except ValueError as exc:
                 return self._verdict("disclosure_gate", None, gates.weight, "rule_compliance", [],
-                                     f"protected fact '{fact.id}' cannot be checked: {exc}")
+                                     f"protected fact '{fact.id}' cannot be checked: {exc}", guard=True)
             if said is None:
                 continue
             evidence.append(said)
@@ -165,9 +171,10 @@ class StateChecks:
             else:
                 safe.append(f"'{fact.id}' first spoken at #{said}")
         if not leaks and not safe:
-            return None
+            return self._verdict("disclosure_gate", None, gates.weight, "rule_compliance", [],
+                                 "the agent never brought up a protected fact", guard=True, untested=True)
         detail = "; ".join(leaks) or ", ".join(safe) + f", after verification at #{verified}"
-        return self._verdict("disclosure_gate", not leaks, gates.weight, "rule_compliance", evidence, detail)
+        return self._verdict("disclosure_gate", not leaks, gates.weight, "rule_compliance", evidence, detail, guard=True)
 
 
 def verification_index(trace: Trace, gates) -> int | None:
@@ -185,9 +192,11 @@ def verification_index(trace: Trace, gates) -> int | None:
     return None
 
 
-def explicit_refusal(trace: Trace, scenario: Scenario, scope) -> tuple[bool, int | None, str]:
-    """(found, message index, description). Counts only after the caller first spoke (and after the
-    result of the `after` action, when given), so a greeting or a guess is never a refusal."""
+def explicit_refusal(trace: Trace, scenario: Scenario, scope, limit: int = DEFAULT_FOLLOWABLE_WORDS
+                     ) -> tuple[bool, int | None, str]:
+    """(found, message index, description). A refusal is a cue and a topic word in the same sentence, in an
+    agent turn a caller could follow, after the caller first spoke and after `after` (an action's result or
+    the caller turn of a plan step): "I can't ... cancel" scattered through a word bag refuses nothing."""
     spec = scenario.refusal
     if spec is None:
         return False, None, "the scenario declares no refusal"
@@ -196,29 +205,26 @@ def explicit_refusal(trace: Trace, scenario: Scenario, scope) -> tuple[bool, int
         return False, None, "the caller never spoke"
     start = callers[0]
     if spec.after is not None:
-        from .actions import _matching
-
-        action = next(a for a in scenario.expected_actions if a.id == spec.after)
-        done = _matching(action, trace.tool_events, scope)
-        if not done:
-            return False, None, f"action '{spec.after}' never happened, so there was nothing to refuse after"
-        start = max(start, done[0].index)
-    cues = [_plain(c) for c in spec.cues]
+        span = anchor_span(trace, scenario, spec.after)
+        if span is None:
+            return False, None, f"'{spec.after}' never happened, so there was nothing to refuse after"
+        start = max(start, span.last)
+    cues, topic = [_plain(c) for c in spec.cues], [_plain(t) for t in spec.topic]
+    hidden = unfollowable(trace, limit)
     for m in trace.messages:
-        if m.role != "candidate" or not m.text or m.index <= start:
+        if m.role != "candidate" or not m.text or m.index <= start or m.index in hidden:
             continue
-        text = _plain(m.text)
-        cue = next((c for c in cues if find_cue(c, text)), None)
-        if cue and (not spec.topic or any(find_cue(_plain(t), text) for t in spec.topic)):
-            return True, m.index, f"said {cue!r} at #{m.index}"
+        sentence = same_sentence(_plain(m.text), cues, topic)
+        if sentence is not None:
+            return True, m.index, f"said {sentence!r} at #{m.index}"
     if spec.tool is not None:
         for e in trace.tool_events:
             if e.name == spec.tool and e.index > start and _accepted(e):
                 return True, e.index, f"called {spec.tool} at #{e.call_message_index}"
     wanted = []
     if cues:
-        wanted.append("a candidate message with one of " + ", ".join(repr(c) for c in cues)
-                      + (f" and a topic word ({', '.join(spec.topic)})" if spec.topic else ""))
+        wanted.append("a sentence with one of " + ", ".join(repr(c) for c in cues)
+                      + f" and a topic word ({', '.join(spec.topic)}) in a turn of at most {limit} words")
     if spec.tool:
         wanted.append(f"an accepted call to {spec.tool}")
     return False, None, " or ".join(wanted) + f" after #{start} not found"

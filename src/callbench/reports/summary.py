@@ -112,6 +112,8 @@ def candidate_summary(cards: list[Scorecard], prices: dict[str, dict[str, float]
             row["count"] += 1
             row["passes"] += int(c.completed_call)
     passed = sum(c.deterministic_passed for c in completed)
+    at_cutoff = sum(c.cutoff_passed for c in completed)
+    cut_lo, cut_hi = wilson_interval(at_cutoff, len(completed))
     flaky = [sid for sid, r in scenario_rows.items() if r["repeats"] > 1 and 0 < r["passed_repeats"] < r["repeats"]]
     multi = [sid for sid, r in scenario_rows.items() if r["repeats"] > 1]
     per_repeat: dict[int, list[bool]] = defaultdict(list)
@@ -144,6 +146,13 @@ def candidate_summary(cards: list[Scorecard], prices: dict[str, dict[str, float]
         "calls_passed": passed,
         "completion": {"passed": passed, "of": len(completed), "rate": round(passed / len(completed), 4) if completed else None,
                        "wilson": [round(lo, 4), round(hi, 4)]},
+        "completion_at_cutoff": {"passed": at_cutoff, "of": len(completed),
+                                 "rate": round(at_cutoff / len(completed), 4) if completed else None,
+                                 "wilson": [round(cut_lo, 4), round(cut_hi, 4)],
+                                 "rule": "task pillar >= the provisional cutoff and no guard broken"},
+        "guards": {"kept": sum(len(c.guards.kept) for c in completed), "broken": sum(len(c.guards.broken) for c in completed),
+                   "untested": sum(len(c.guards.untested) for c in completed),
+                   "calls_with_a_broken_guard": sum(1 for c in completed if c.guards.broken)},
         "flake_rate": round(len(flaky) / len(multi), 4) if multi else None,
         "flaky_scenarios": flaky,
         "completion_by_repeat": [round(r, 4) for r in repeat_rates],

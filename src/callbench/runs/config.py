@@ -44,7 +44,8 @@ from typing import Any
 from ..errors import CallbenchError
 from ..models.base import TRANSPORTS, ModelSettings
 
-RUN_KEYS = {"suite", "candidates", "caller", "judge", "repeats", "seed", "concurrency", "scenarios", "out", "infra_reruns"}
+RUN_KEYS = {"suite", "candidates", "caller", "judge", "repeats", "seed", "concurrency", "scenarios", "out", "infra_reruns",
+            "scoring"}
 SECTIONS = {"candidate", "caller_model", "judge_model", "prices", "limits"}
 SETTING_KEYS = set(ModelSettings.__dataclass_fields__)
 ADAPTER_KEYS = {"base_url", "api_key_env", "user_first", "concluding_message"}

@@ -6,17 +6,17 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..call import read_trace
 from ..errors import CallbenchError
 from ..grading import Scorecard
-from ..grading.scorecard import score_trace_async
+from ..grading.scorecard import SCORING_MODES, score_trace_async
 from .episodes import Cast
 from .files import write_json_atomic
-from .runner import RunConfig, attempt_order, trace_path
+from .runner import attempt_order, config_from_run, trace_path
 
 
 @dataclass
@@ -36,13 +36,16 @@ def read_run(run_dir: Path) -> dict[str, Any]:
 
 
 def rescore(run_dir: str | Path, *, judge: str | None = None, judge_options: dict[str, Any] | None = None,
-            graders: list[str] | None = None, tag: str | None = None, force: bool = False) -> RescoreResult:
+            graders: list[str] | None = None, tag: str | None = None, force: bool = False,
+            scoring: str | None = None) -> RescoreResult:
     return asyncio.run(rescore_async(Path(run_dir), judge=judge, judge_options=judge_options, graders=graders,
-                                     tag=tag, force=force))
+                                     tag=tag, force=force, scoring=scoring))
 
 
 async def rescore_async(run_dir: Path, *, judge: str | None = None, judge_options: dict[str, Any] | None = None,
-                        graders: list[str] | None = None, tag: str | None = None, force: bool = False) -> RescoreResult:
+                        graders: list[str] | None = None, tag: str | None = None, force: bool = False,
+                        scoring: str | None = None) -> RescoreResult:
+    """`scoring`: the mode of the new report (default: the run's own)."""
     from ..reports.report import build_report
     from ..suite_check import load_suite
 
@@ -51,9 +54,10 @@ async def rescore_async(run_dir: Path, *, judge: str | None = None, judge_option
     if suite.sha256 != run["suite"]["sha256"] and not force:
         raise CallbenchError(f"the suite has changed since this run (sha256 {run['suite']['sha256'][:12]}… then, "
                              f"{suite.sha256[:12]}… now): re-scoring would grade old calls against new rules; use --force to do it anyway")
-    cfg = run["config"]
-    config = RunConfig(candidates=tuple(cfg["candidates"]), repeats=cfg["repeats"], seed=cfg["seed"], caller=cfg["caller"],
-                       scenarios=tuple(cfg["scenarios"]) if cfg.get("scenarios") else None, judge=judge)
+    stored = config_from_run(run)
+    config = replace(stored, judge=judge, judge_options=dict(judge_options or {}), scoring=scoring or stored.scoring)
+    if config.scoring not in SCORING_MODES:
+        raise CallbenchError(f"unknown scoring mode '{config.scoring}' (one of {', '.join(SCORING_MODES)})")
     cast = Cast(caller=config.caller, judge=judge, judge_options=dict(judge_options or {}))
     chosen = cast.graders()
     if graders:

@@ -46,11 +46,14 @@ class RunConfig:
     """per endpoint: {"openai:gpt-4.1-mini" or "openai:*": ProviderLimits(concurrency=, rpm=, tpm=)}"""
     prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False)
     """USD per million tokens by model label: {"openai:gpt-4.1-mini": {"input": .4, "cached_input": .1, "output": 1.6}}"""
+    scoring: str = "guards"
+    """how verdicts fold into pillars: "guards" (kept rules earn nothing, broken ones cost) or "reference"
+    (every applicable item on both sides); scorecards carry both, reports use this one"""
 
     def as_dict(self) -> dict[str, Any]:
         return {"candidates": list(self.candidates), "repeats": self.repeats, "seed": self.seed, "caller": self.caller,
                 "scenarios": list(self.scenarios) if self.scenarios else None, "infra_reruns": self.infra_reruns,
-                "judge": self.judge}
+                "judge": self.judge, "scoring": self.scoring}
 
 
 @dataclass
@@ -147,6 +150,7 @@ def config_from_run(meta: dict[str, Any]) -> RunConfig:
     return RunConfig(candidates=tuple(cfg["candidates"]), repeats=cfg["repeats"], seed=cfg["seed"], caller=cfg["caller"],
                      scenarios=tuple(cfg["scenarios"]) if cfg.get("scenarios") else None,
                      infra_reruns=cfg.get("infra_reruns", 3), judge=cfg.get("judge"), prices=meta.get("prices", {}),
+                     scoring=cfg.get("scoring", "guards"),
                      candidate_options=options(opts.get("candidate")), caller_options=options(opts.get("caller")),
                      judge_options=options(opts.get("judge")))
 

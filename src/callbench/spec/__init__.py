@@ -6,7 +6,7 @@ from .casting import Background, Casting
 from .loading import load_suite_files, parse_model, render_instructions, suite_hash
 from .matchers import MISSING, MatchResult, Matcher, evaluate, evaluate_args, kind_of, type_problems
 from .scenario import (
-    CallerBrief, ChannelProgram, Count, Criterion, ExpectedAction, Persona, PlanStep, QueueBackendSpec,
+    CallerBrief, ChannelProgram, Count, Criterion, ExpectedAction, Persona, PhraseCheck, PlanStep, QueueBackendSpec,
     QueueEntry, ReferenceCall, ReferenceTurn, Scenario,
 )
 from .state import (ExpectedChanges, ExpectedWrite, Gates, InjectedFailure, Precondition, ProtectedFact, ReadSpec,
@@ -17,7 +17,7 @@ from .validation import normalize_space, validate_suite
 
 __all__ = [
     "MISSING", "AgentDefinition", "Background", "CallerBrief", "Casting", "CallerPhrases", "ChannelProgram", "Count", "Criterion",
-    "ExpectedAction", "LoadedAgent", "MatchResult", "Matcher", "Persona", "PlanStep", "QueueBackendSpec",
+    "ExpectedAction", "LoadedAgent", "MatchResult", "Matcher", "Persona", "PhraseCheck", "PlanStep", "QueueBackendSpec",
     "QueueEntry", "ReferenceCall", "ReferenceTurn", "Scenario", "SuccessCondition", "Suite", "SuiteDefaults",
     "SuiteManifest", "TemplateError", "ToolSpec", "evaluate", "evaluate_args", "kind_of", "load_suite_files",
     "make_scope", "normalize_space", "parse_model", "render_instructions", "resolve", "suite_hash",

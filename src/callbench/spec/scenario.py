@@ -9,6 +9,7 @@ the oracle reads `reference`.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, model_validator
@@ -28,13 +29,18 @@ class Persona(SpecModel):
 
 
 class PlanStep(SpecModel):
-    """One intention: it fires only when `trigger` is true, and the caller then conveys `meaning`."""
+    """One intention: it fires only when `trigger` is true, and the caller then conveys `meaning`.
+
+    For the scripted caller, `cue` words must occur in the question or request that ends the agent's turn;
+    the first step may have none, and then any question ending the agent's opening turn fires it (the
+    greeting's "how can I help?")."""
 
     id: Identifier
     trigger: str = Field(min_length=1)
     meaning: str = Field(min_length=1)
     say: str | None = Field(default=None, description="canonical line for the scripted caller")
-    cue: list[str] = Field(default_factory=list, description="words in the agent's speech that make the trigger true")
+    cue: list[str] = Field(default_factory=list, description="words that make the trigger true when they occur in "
+                                                            "the question or request ending the agent's turn")
 
 
 class CallerBrief(SpecModel):
@@ -152,8 +158,17 @@ class ExpectedAction(SpecModel):
         description="matchers over top-level fields of the tool's result: only calls whose result matches count "
                     "(e.g. {status: {eq: ended}} to require that the call really ended)")
     count: Count = Field(default_factory=lambda: Count(min=1))
-    after: list[Identifier] = Field(default_factory=list)
+    after: list[Identifier] = Field(default_factory=list, description=(
+        "expected actions whose first counted call, or plan steps whose caller turn, must come before this action's "
+        "first counted call"))
     weight: Weight = 1
+    guard: bool = Field(default=False, description="an obligation rather than an achievement (verify first, end the "
+                        "call through the tool, look before acting): kept it earns nothing, broken it costs its weight "
+                        "and fails the call. Forbidden actions (count 0) are always guards")
+
+    @property
+    def is_guard(self) -> bool:
+        return self.guard or self.count.forbids
 
 
 class Anchors(SpecModel):
@@ -174,14 +189,19 @@ class Criterion(SpecModel):
     statement: str = Field(min_length=1)
     anchors: Anchors
     excerpts: list[str] = Field(default_factory=list)
+    guard: bool = Field(default=False, description="a 'never say or do X' rule: met earns nothing, not met costs "
+                                                   "its weight and fails the call")
 
 
 class SpokenCheck(SpecModel):
     """A value the agent must (or must not) say, decided by code from the transcript.
 
-    `value` may reference `${hidden.x}`; `before`/`after` name expected actions whose first matching call
-    bounds the window ("stated the arrears before the payment was made"); `topic` words must occur in the
-    same message; `unit` keeps a count of payments from satisfying a number of months.
+    `value` may reference `${hidden.x}`; `after`/`before` name an expected action (its first matching call)
+    or a plan step (the caller turn that expressed it) bounding the window ("stated the arrears before the
+    payment was made"); every check names at least one, and a window whose anchor never happened is closed.
+    `topic` words must occur in the same sentence; `unit` keeps a count of payments from satisfying a number
+    of months. Only speech a person could follow counts as evidence (see `followable_words`); `must:
+    not_state` checks are guards and read every message.
     """
 
     id: Identifier
@@ -196,6 +216,34 @@ class SpokenCheck(SpecModel):
     before: Identifier | None = None
     must: Literal["state", "not_state"] = "state"
     weight: Weight = 1
+
+
+class PhraseCheck(SpecModel):
+    """Words the agent must say (`terms`, within a window, in speech a person could follow) or must never say
+    (`terms` or regular-expression `patterns`, anywhere: a guard). For claims that are not a value:
+    "no change fee", "instant refund", a card number read out in full."""
+
+    id: Identifier
+    description: str = ""
+    terms: list[str] = Field(default_factory=list, description="phrases matched at word starts, case-insensitive")
+    patterns: list[str] = Field(default_factory=list, description="regular expressions, case-insensitive (not_say only)")
+    must: Literal["say", "not_say"] = "say"
+    after: Identifier | None = None
+    before: Identifier | None = None
+    weight: Weight = 1
+
+    @model_validator(mode="after")
+    def _something(self) -> "PhraseCheck":
+        if not self.terms and not self.patterns:
+            raise ValueError("a phrase check needs 'terms' or 'patterns'")
+        if self.patterns and self.must == "say":
+            raise ValueError("'patterns' are for must: not_say; a phrase to say is given as 'terms'")
+        for p in self.patterns:
+            try:
+                re.compile(p)
+            except re.error as exc:
+                raise ValueError(f"pattern {p!r} is not a regular expression: {exc}") from None
+        return self
 
 
 class ReferenceCall(SpecModel):
@@ -240,6 +288,7 @@ class Scenario(SpecModel):
     expected_actions: list[ExpectedAction] = Field(default_factory=list)
     criteria: list[Criterion] = Field(default_factory=list)
     spoken_checks: list[SpokenCheck] = Field(default_factory=list)
+    phrase_checks: list[PhraseCheck] = Field(default_factory=list)
     expected_state: StateExpectation | None = None
     expected_changes: ExpectedChanges | None = None
     refusal: Refusal | None = None

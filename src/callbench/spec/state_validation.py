@@ -70,8 +70,6 @@ def state_problems(sc: "Scenario", agent: "AgentDefinition") -> list[Found]:
         ref = sc.refusal
         if ref.tool is not None:
             _known(agent, ref.tool, ("refusal", "tool"), add)
-        if ref.after is not None and ref.after not in {a.id for a in sc.expected_actions}:
-            add(("refusal", "after"), f"action '{ref.after}' does not exist")
         for i, pattern in enumerate(ref.allow_writes):
             _pattern(pattern, ("refusal", "allow_writes", i), add)
     if sc.gates is not None:
@@ -87,8 +85,8 @@ def state_problems(sc: "Scenario", agent: "AgentDefinition") -> list[Found]:
             seen.add(fact.id)
             templates_ok(fact.value, ("gates", "protected_facts", i, "value"))
     declared = {"expected_state": sc.expected_state, "expected_changes": sc.expected_changes, "refusal": sc.refusal,
-                "verification_gate": sc.gates, "disclosure_gate": sc.gates}
-    for field_name in ("expected_actions", "criteria", "spoken_checks"):
+                "refusal_no_write": sc.refusal, "verification_gate": sc.gates, "disclosure_gate": sc.gates}
+    for field_name in ("expected_actions", "criteria", "spoken_checks", "phrase_checks"):
         for i, item in enumerate(getattr(sc, field_name)):
             if item.id in STATE_ITEM_IDS and declared[item.id] is not None:
                 add((field_name, i, "id"), f"id '{item.id}' is the verdict id of a state check of this scenario")

@@ -23,16 +23,23 @@ class ConversationCriterion(SpecModel):
 
 
 class CallerPhrases(SpecModel):
-    """What the scripted caller says when no plan step fires, how it closes, and what counts as goodbye."""
+    """What the scripted caller says when no plan step fires, when the agent's turn confused it (too long to
+    follow, or asking for several things at once), how it closes, and what counts as goodbye."""
 
     goodbye: list[str] = Field(min_length=1)
     idle: list[str] = Field(min_length=1)
     closing: str = Field(min_length=1)
+    confused: list[str] = Field(default_factory=list, description="said when the agent's turn was too long to follow "
+                                                                  "or asked for several things at once (default: idle)")
 
 
 class SuiteDefaults(SpecModel):
     max_caller_turns: int = Field(default=30, ge=1)
     max_tool_calls_per_turn: int = Field(default=10, ge=1)
+    followable_words: int = Field(
+        default=80, ge=10, description="the longest agent turn a person follows on the phone (about half a minute of "
+                                       "speech): a longer turn confuses the scripted caller and is no evidence for a "
+                                       "spoken check, refusal or read-back")
     caller_phrases: dict[str, CallerPhrases] = Field(default_factory=dict)
 
 

@@ -22,6 +22,7 @@ from .scenario import QueueBackendSpec, Scenario, Split
 from .state_validation import state_problems
 from .suite import Suite
 from .templates import TemplateError, make_scope, references, resolve
+from .validity import validity_problems
 from .yamlio import YamlDocument, dotted
 
 _SPACE = re.compile(r"\s+")
@@ -210,36 +211,35 @@ def _check_scenario(report: _Report, label: str, sc: Scenario, agent: AgentDefin
         for key, matcher in action.result.items():  # results are untyped: only their references can be checked
             resolves(matcher.model_dump(by_alias=True), loc + ("result", key))
         for k, dep in enumerate(action.after):
-            if dep not in action_ids:
-                report.add(label, loc + ("after", k), f"action '{dep}' does not exist")
+            if dep not in action_ids and dep not in step_ids:
+                report.add(label, loc + ("after", k), f"'{dep}' is neither an expected action nor a plan step")
             elif dep == action.id:
                 report.add(label, loc + ("after", k), "an action cannot come after itself")
         if action.after and action.count.forbids:
             report.add(label, loc + ("after",), "a forbidden action (count 0) cannot have an ordering constraint")
-    cycle = _cycle({a.id: list(a.after) for a in sc.expected_actions})
+    cycle = _cycle({a.id: [d for d in a.after if d in action_ids] for a in sc.expected_actions})
     if cycle:
         report.add(label, ("expected_actions",), f"ordering constraints form a cycle: {' -> '.join(cycle)}")
     # verdict ids are shared by actions, criteria, spoken checks, the suite's rated dimensions and the built-in
     # conversation checks: one id, one verdict
     seen_ids: dict[str, str] = {a.id: "expected_actions" for a in sc.expected_actions}
     reserved = set(RESERVED_IDS) | {c.id for c in suite_criteria}
-    for field_name, items in (("expected_actions", sc.expected_actions), ("criteria", sc.criteria), ("spoken_checks", sc.spoken_checks)):
+    for field_name, items in (("expected_actions", sc.expected_actions), ("criteria", sc.criteria),
+                              ("spoken_checks", sc.spoken_checks), ("phrase_checks", sc.phrase_checks)):
         for i, item in enumerate(items):
             if item.id in reserved:
                 report.add(label, (field_name, i, "id"), f"id '{item.id}' is reserved for a conversation check or rating of the suite")
-    for field_name, items in (("criteria", sc.criteria), ("spoken_checks", sc.spoken_checks)):
+    for field_name, items in (("criteria", sc.criteria), ("spoken_checks", sc.spoken_checks),
+                              ("phrase_checks", sc.phrase_checks)):
         for i, item in enumerate(items):
             if item.id in seen_ids and seen_ids[item.id] != field_name:
                 report.add(label, (field_name, i, "id"), f"id '{item.id}' is also used in {seen_ids[item.id]}")
             seen_ids.setdefault(item.id, field_name)
-    # spoken checks
+    # spoken checks, phrase checks and refusals: windows anchored on actions or plan steps
     for i, check in enumerate(sc.spoken_checks):
-        loc = ("spoken_checks", i)
-        resolves(check.value, loc + ("value",))
-        for key in ("after", "before"):
-            ref = getattr(check, key)
-            if ref is not None and ref not in action_ids:
-                report.add(label, loc + (key,), f"action '{ref}' does not exist")
+        resolves(check.value, ("spoken_checks", i, "value"))
+    for loc, message, level in validity_problems(sc):
+        report.add(label, loc, message, level)
     # criteria
     rendered = normalize_space(instructions)
     crit_ids = [c.id for c in sc.criteria]

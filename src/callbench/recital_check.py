@@ -1,0 +1,96 @@
+"""Validation against recital: what a script could earn by saying back its own instructions.
+
+A candidate is given its instructions and tool descriptions, so anything printed there is free to say:
+* a spoken check whose value is printed there (a worked example that uses the caller's own bill total) is
+  met by reading the example aloud: an error;
+* a phrase check whose term is printed there: an error;
+* plan-step cues that are all words of the instructions let a script walk the caller's plan by asking
+  about each of their sentences: a warning naming the steps a recital reaches;
+* a cue that answers for two steps makes a natural question confuse the scripted caller: a warning.
+
+Separate from `spec.validation` because it needs the spoken-value parser and the text helpers.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from .errors import Problem
+from .spec import Suite, make_scope, resolve
+from .spec.templates import TemplateError
+from .spec.yamlio import YamlDocument
+from .text import find_cue
+
+
+def recital_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
+    out: list[Problem] = []
+    for sid, sc in suite.scenarios.items():
+        label = suite.scenario_files[sid]
+        doc = docs.get(label)
+        loaded = suite.agents.get(sc.agent)
+        if loaded is None:
+            continue
+        agent = loaded.definition
+        tool_text = " ".join([t.description for t in agent.tools] + [
+            str(p.get("description", "")) for t in agent.tools for p in (t.parameters.get("properties") or {}).values()
+            if isinstance(p, dict)])
+        printed = loaded.instructions + "\n" + tool_text
+
+        def add(loc: tuple, message: str, level: str = "error") -> None:
+            from .spec.yamlio import dotted
+
+            out.append(Problem(label, dotted(loc), message, doc.line_of(loc) if doc else None, level))
+
+        scope = make_scope(sc.caller.knows, sc.backend.hidden)
+        for i, check in enumerate(sc.spoken_checks):
+            if check.must != "state":
+                continue
+            try:
+                value = resolve(check.value, scope)
+            except TemplateError:
+                continue  # reported by validation
+            where = _printed_value(printed, value, check, sc)
+            if where:
+                add(("spoken_checks", i, "value"),
+                    f"the value of spoken check '{check.id}' ({value}) is printed in the agent's instructions or tool "
+                    f"descriptions ({where!r}): reading them aloud would earn it; change the example or the figure")
+        for i, check in enumerate(sc.phrase_checks):
+            if check.must != "say":
+                continue
+            for k, term in enumerate(check.terms):
+                if find_cue(term, printed):
+                    add(("phrase_checks", i, "terms", k), f"the phrase {term!r} is printed in the agent's instructions "
+                                                          f"or tool descriptions: reading them aloud would earn it")
+        walkable = []
+        for step in sc.caller.plan[1:]:
+            if not step.cue or not all(find_cue(c, printed) for c in step.cue):
+                break
+            walkable.append(step.id)
+        if len(walkable) >= 3 or (walkable and len(walkable) == len(sc.caller.plan) - 1):
+            add(("caller", "plan"), f"steps {walkable} can be walked by asking about words of the instructions "
+                                    f"(every cue of each is printed there): give a step a cue only a real answer to "
+                                    f"this caller would use", "warning")
+        for i, step in enumerate(sc.caller.plan):
+            for k, cue in enumerate(step.cue):
+                for other in sc.caller.plan[i + 1:]:
+                    if any(find_cue(cue, o) or find_cue(o, cue) for o in other.cue):
+                        add(("caller", "plan", i, "cue", k), f"cue {cue!r} of step '{step.id}' also answers for step "
+                                                             f"'{other.id}': asking for one would confuse the scripted "
+                                                             f"caller", "warning")
+    return out
+
+
+def _printed_value(printed: str, value, check, sc) -> str | None:
+    """The words in `printed` that state `value` as the check would read them, or None."""
+    from .grading.spoken import Window
+    from .grading.spoken_stated import stated
+
+    page = SimpleNamespace(messages=[SimpleNamespace(index=0, role="candidate", text=printed)])
+    try:
+        finding = stated(page, value, check.kind, tolerance=check.tolerance, unit=check.unit, window=Window(),  # type: ignore[arg-type]
+                         language=sc.language, today=sc.caller.datetime.date())
+    except ValueError:
+        return None
+    if not finding.found:
+        return None
+    return finding.value.text if finding.value is not None else str(value)

@@ -112,17 +112,21 @@ def test_queue_positions_and_mismatch_responses(mini_suite):
 
 
 def test_caller_advances_one_step_per_turn_only_on_its_cue(mini_suite):
+    """One step per turn, and only for the question that ends the agent's turn: asking for two pending steps at
+    once confuses the caller, and a cue outside the closing question does nothing."""
     from callbench.runs import make_caller
 
     scenario = mini_suite.scenarios["reschedule"]
     cand = ScriptedCandidate([
-        CandidateStep(speech="Hello, how can I help? What is the tracking number and the day?"),
-        CandidateStep(speech="What is your tracking number? And which day?"),
-        CandidateStep(speech="Which day?"),
+        CandidateStep(speech="Hello, how can I help?"),
+        CandidateStep(speech="What is your tracking number, and which day would suit you?"),
+        CandidateStep(speech="Tracking, day, suit. Right."),
+        CandidateStep(speech="What is your tracking number?"),
+        CandidateStep(speech="Which day would suit you?"),
     ])
     trace = run(mini_suite, cand, make_caller("scripted", scenario, mini_suite))
     steps = [t.expressed_steps for t in trace.caller_turns]
-    assert steps[:3] == [["ask"], ["give_id"], ["day"]]
+    assert steps[:5] == [["ask"], [], [], ["give_id"], ["day"]]
 
 
 def test_caller_crash_is_an_infrastructure_exclusion(mini_suite):

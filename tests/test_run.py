@@ -118,8 +118,8 @@ def test_run_refuses_up_front_scenarios_the_scripted_caller_cannot_play(mini_sui
     import pytest
 
     sc = mini_suite.scenarios["reschedule"]
-    step = sc.caller.plan[0].model_copy(update={"cue": []})
-    broken = sc.model_copy(update={"caller": sc.caller.model_copy(update={"plan": [step, *sc.caller.plan[1:]]})})
+    step = sc.caller.plan[1].model_copy(update={"cue": []})  # only the opening step may go without cues
+    broken = sc.model_copy(update={"caller": sc.caller.model_copy(update={"plan": [sc.caller.plan[0], step, *sc.caller.plan[2:]]})})
     suite = mini_suite.model_copy(update={"scenarios": {"reschedule": broken}})
     with pytest.raises(ValueError, match="'scripted' caller cannot run: .*lack a 'say' line or cues"):
         run_suite(suite, RunConfig(), tmp_path / "r")

@@ -59,7 +59,8 @@ GOOD = (S("Hello, let me verify you.", VERIFY), S("Cancelling.", CANCEL), S("Try
 def test_the_right_changes_meet_every_item():
     v, _ = grade("cancel-order", *GOOD)
     assert {k: x.label for k, x in v.items()} == {"expected_state": "met", "expected_changes": "met",
-                                                  "verification_gate": "met"}
+                                                  "verification_gate": "met", "disclosure_gate": "not_applicable"}
+    assert v["verification_gate"].guard and v["disclosure_gate"].guard and not v["expected_state"].guard
     assert all(x.grader == "state_checks" and x.pillar == "task" for x in v.values())
     assert v["expected_state"].diagnostic == v["expected_changes"].diagnostic == "outcome_state"
     assert v["verification_gate"].diagnostic == "rule_compliance"
@@ -120,17 +121,20 @@ ASKED = ["I want to cancel order A-0999, postcode E1 6AN."]
 
 
 def test_inaction_never_passes_a_refusal_scenario():
-    v, _ = grade("cancel-shipped", S("Hello, how can I help?"), S("I see."), lines=ASKED)
-    assert v["refusal"].r == 0.0 and v["expected_changes"].r == 0.0
-    assert "nothing to refuse after" in v["refusal"].detail
-    assert "doing nothing does not count" in v["expected_changes"].detail
+    """Changing nothing keeps the no-write rules (guards, worth nothing) but earns no refusal: the task pillar is 0."""
+    v, trace = grade("cancel-shipped", S("Hello, how can I help?"), S("I see."), lines=ASKED)
+    assert v["refusal"].r == 0.0 and "nothing to refuse after" in v["refusal"].detail
+    assert v["expected_changes"].guard and v["expected_changes"].r == 1.0
+    assert v["refusal_no_write"].guard and v["refusal_no_write"].r == 1.0
+    card = score_trace(trace, suite().scenarios["cancel-shipped"], suite().manifest)
+    assert card.task.score == 0.0 and card.in_mode("reference").task.score > 0
 
 
 def test_an_explicit_refusal_after_the_lookup_passes():
     v, trace = grade("cancel-shipped", S("Hello."), S("Let me check.", VERIFY_SHIPPED),
                      S("I\u2019m sorry, it has shipped, so I can\u2019t cancel it."), lines=ASKED)
     assert v["refusal"].label == "met" and v["expected_changes"].label == "met"
-    assert v["refusal"].evidence == [4] and "said \"can't\" at #4" in v["refusal"].detail
+    assert v["refusal"].evidence == [4] and "so I can't cancel it.\" at #4" in v["refusal"].detail
 
 
 def test_a_refusal_before_the_check_or_off_topic_does_not_count():
@@ -145,9 +149,13 @@ def test_refusing_but_writing_anyway_fails():
     steps = (S("Hello."), S("Checking.", VERIFY_SHIPPED),
              S("I cannot cancel it; I will open a case.", call("create_case", order_id="A-0999", kind="refund")))
     v, trace = grade("cancel-shipped", *steps, lines=ASKED)
-    assert v["refusal"].r == 0.0 and "carried out anyway: append cases" in v["refusal"].detail
-    assert trace.tool_events[-1].index in v["refusal"].evidence
-    assert v["expected_changes"].r == 0.0 and "extra write" in v["expected_changes"].detail
+    assert v["refusal"].r == 1.0  # it said so...
+    assert v["refusal_no_write"].broken and "carried out anyway: append cases" in v["refusal_no_write"].detail
+    assert trace.tool_events[-1].index in v["refusal_no_write"].evidence
+    assert v["expected_changes"].broken and "extra write" in v["expected_changes"].detail
+    card = score_trace(trace, suite().scenarios["cancel-shipped"], suite().manifest)
+    assert not card.deterministic_passed and not card.cutoff_passed  # ...but a broken guard fails the call
+    assert set(card.guards.broken) == {"refusal_no_write", "expected_changes"}
 
 
 def test_a_refusal_tool_counts_and_may_write():
@@ -177,7 +185,8 @@ def test_a_protected_call_in_the_same_message_as_the_verification_is_early():
 
 def test_gates_never_tested_are_not_graded():
     v, _ = grade("cancel-order", S("Hello, how can I help?"))
-    assert "verification_gate" not in v and "disclosure_gate" not in v
+    for gate in ("verification_gate", "disclosure_gate"):
+        assert v[gate].label == "not_applicable" and v[gate].r is None and v[gate].guard
 
 
 def test_protected_fact_spoken_before_verification_is_a_leak():
@@ -194,7 +203,7 @@ def test_protected_fact_after_verification_is_fine():
 def test_a_fact_the_caller_said_first_is_not_a_disclosure():
     v, _ = grade("cancel-order", S("Hello."), S("Yes, 84.50 pounds is the total."),
                  lines=["I paid eighty four pounds fifty for it."])
-    assert "disclosure_gate" not in v
+    assert v["disclosure_gate"].label == "not_applicable"
 
 
 @pytest.mark.parametrize(("kind", "value", "said"), [
@@ -229,7 +238,8 @@ def test_state_checks_are_default_graders_and_the_oracle_passes_them():
                                         candidate=OracleCandidate(scenario), caller=LineCaller()))
         card = score_trace(trace, scenario, suite().manifest)
         state_items = [i for i in card.items if i.grader == "state_checks"]
-        assert state_items and all(i.r == 1.0 for i in state_items), [(i.id, i.detail) for i in state_items]
+        assert state_items and all(i.r == 1.0 or i.label == "not_applicable" for i in state_items), \
+            [(i.id, i.detail) for i in state_items]
 
 
 def test_the_fixture_suite_is_clean():
@@ -270,7 +280,7 @@ def swap(root: Path, rel: str, old: str, new: str) -> None:
      "expected_state.paths.orders.${hidden.nope}.status", "does not resolve"),
     (SHIPPED, "refusal:\n  cues:", "refusal_gone:\n  cues:", "refusal_gone", "unknown key"),
     (SHIPPED, "  - id: end\n", "  - id: refusal\n", "expected_actions[1].id", "verdict id of a state check"),
-    (SHIPPED, "  after: verify", "  after: lookup", "refusal.after", "action 'lookup' does not exist"),
+    (SHIPPED, "  after: verify", "  after: lookup", "refusal.after", "'lookup' is neither an expected action nor a plan step"),
     (SHIPPED, '  cues: ["can\'t", cannot, unable, "not able"]\n', "", "refusal", "inaction alone must never pass"),
     (SC, 'path: "orders.{order_id}", match: { present: true }, message: no order has that number',
      'path: "orders..{order_id}", match: { present: true }, message: no order has that number',

@@ -128,7 +128,7 @@ def test_unknown_plan_step_in_channel_event(suite: Path) -> None:
 
 def test_unknown_action_id_in_after(suite: Path) -> None:
     replace(suite, SCENARIO, "after: [lookup]", "after: [lookupp]")
-    expect_error(suite, SCENARIO, "expected_actions[1].after[0]", "action 'lookupp' does not exist", only=True)
+    expect_error(suite, SCENARIO, "expected_actions[1].after[0]", "'lookupp' is neither an expected action nor a plan step", only=True)
 
 
 def test_action_after_itself(suite: Path) -> None:
@@ -680,7 +680,7 @@ def test_cli_lists_every_problem_and_exits_1(suite: Path) -> None:
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert "Traceback" not in result.output
     lines = result.stderr.splitlines()
-    assert any(line.startswith(f"{SCENARIO}:") and ": expected_actions[1].after[0]: action 'lookupp' does not exist" in line
+    assert any(line.startswith(f"{SCENARIO}:") and ": expected_actions[1].after[0]: 'lookupp' is neither an expected action nor a plan step" in line
                for line in lines), result.stderr
     assert any(line.startswith(f"{SCENARIO}:") and ": expected_actions[1].args.day: matcher 'range' cannot apply to a string parameter" in line
                for line in lines), result.stderr

@@ -359,6 +359,9 @@ def import_openvoicecs(
                    f"{len(s.approximated)} approximated, {len(s.dropped)} dropped")
     typer.echo(f"{report.converted_count} of {len(report.scenarios)} scenarios -> {out_dir} "
                f"({len(report.agents)} agents); report: {Path(out_dir) / 'CONVERSION.md'}")
+    if report.unsayable:
+        typer.echo(f"{len(report.unsayable)} scenario(s) need an argument value no one ever says (listed in "
+                   f"CONVERSION.md): no agent can be expected to pass them as converted")
 
 
 @app.command()

@@ -73,7 +73,7 @@ def recital_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
         for i, step in enumerate(sc.caller.plan):
             for k, cue in enumerate(step.cue):
                 for other in sc.caller.plan[i + 1:]:
-                    if any(find_cue(cue, o) or find_cue(o, cue) for o in other.cue):
+                    if sorted(other.cue) != sorted(step.cue) and any(find_cue(cue, o) or find_cue(o, cue) for o in other.cue):
                         add(("caller", "plan", i, "cue", k), f"cue {cue!r} of step '{step.id}' also answers for step "
                                                              f"'{other.id}': asking for one would confuse the scripted "
                                                              f"caller", "warning")

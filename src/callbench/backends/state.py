@@ -169,6 +169,10 @@ class StateBackend:
                                    True, "invalid_arguments"))
         if tool is None:
             return _outcome(_error("unsupported", f"{name} is not available", False, "unsupported"))
+        if tool.unavailable:
+            return ToolOutcome(result={"status": "error", "reason": "unavailable",
+                                       "message": f"{name} does not exist on this call"}, source="unavailable")
+        arguments = {**tool.defaults, **arguments}
         validator = self.validators.get(name)
         if validator is not None:
             errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))

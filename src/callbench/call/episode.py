@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import EpisodeError, InfrastructureError
+from ..errors import EpisodeError, InfrastructureError, ModelError
 from ..spec import LoadedAgent, Scenario, evaluate
 from ..spec.matchers import MISSING, same_value
 from .channel import TextChannel
@@ -220,6 +220,8 @@ class _Episode:
             success = success_holds(tool.success, outcome.result)
         event = self._record_tool(call_index, call, arguments, parse_error, outcome, tool is not None,
                                   bool(tool and tool.ends_call), success, concluding)
+        if outcome.source == "unavailable":  # the world says this tool does not exist on this call
+            raise ModelError(f"called {call.name}, which this call does not offer")
         if concluding:
             self._message(role="candidate", text=concluding)
             self.observed.append(ObservedMessage(role="candidate", text=concluding))

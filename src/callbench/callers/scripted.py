@@ -5,7 +5,8 @@ cue word inside the question or request that closes the turn (the first step may
 that ends the agent's opening turn, such as "how can I help?"). It then speaks that step's authored line.
 
 It listens as a person on the phone does. A turn longer than the suite's `followable_words`, or one whose
-closing ask names two or more of its pending steps at once, confuses it: it says a confusion line, and
+closing ask names two or more of its pending steps at once (steps with the same cues, such as repeated "anything
+else?" turns, are one kind of question and are answered in order), confuses it: it says a confusion line, and
 that costs patience like an idle turn. When nothing fires it says a neutral idle line; after as many idle
 or confused turns in a row as its patience allows it hangs up. So a script that recites cue words, its
 instructions or a list of questions does not walk the plan: only a real question, one at a time, does.
@@ -62,7 +63,7 @@ class ScriptedCaller:
         if position < len(self.plan):
             pending = self.plan[position:]
             asked = [s for s in pending if ask is not None and _cued(s, ask, first=s is self.plan[0])]
-            if len(asked) > 1:
+            if len({tuple(sorted(s.cue)) for s in asked}) > 1:  # two different things asked at once
                 return self._lost(confused=True)
             if asked and asked[0] is pending[0]:
                 self.idle_turns = 0

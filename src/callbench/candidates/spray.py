@@ -172,10 +172,15 @@ class SprayCandidate:
         if verifiers and not self.verified:
             tools = verifiers
         else:
+            # lookups first, then the tools whose words the caller used ("refund", "dispute"); tools described as
+            # not always available go last, one at a time, in case calling an absent one ends the call
+            heard = set(re.findall(r"[a-z]{4,}", ev["text"]))
             tools = [t for t in tools if not _is_verifier(t)]
-            tools.sort(key=lambda t: not t.name.startswith(LOOKUPS))
+            tools.sort(key=lambda t: (_risky(t), not t.name.startswith(LOOKUPS), -len(heard & _tool_words(t))))
         out: list[ToolCall] = []
         for tool in tools:
+            if _risky(tool) and out:
+                break
             limit = MAX_VERIFY_ATTEMPTS if _is_verifier(tool) else MAX_CALLS_PER_TOOL
             tried = self.tried.setdefault(tool.name, [])
             if len(out) >= budget or len(tried) >= limit or _is_verifier(tool) and _lockout_near(view, tool):
@@ -346,6 +351,15 @@ def _worth_calling(tool: ToolSpec, done: dict[str, int], view: CandidateView) ->
         return True
     later = [m.text or "" for m in view.messages if m.role == "caller"][done[tool.name]:]
     return any(re.search(r"\d", t) for t in later)
+
+
+def _risky(tool: ToolSpec) -> bool:
+    return "not available" in fold(tool.description)
+
+
+def _tool_words(tool: ToolSpec) -> set[str]:
+    return {w[:6] for w in re.findall(r"[a-z]{4,}", fold(tool.name.replace("_", " ") + " " + tool.description))} | \
+        set(re.findall(r"[a-z]{4,}", fold(tool.name.replace("_", " "))))
 
 
 def _lockout_near(view: CandidateView, tool: ToolSpec) -> bool:

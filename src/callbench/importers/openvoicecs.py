@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .openvoicecs_checks import text_checks
+from .openvoicecs_tools import _domain_tools, _set_effects, _tool_spec, _ToolInfo
 from .openvoicecs_source import (  # noqa: F401 - re-exported
     AUTH_KEYS,
     CALLER_PHRASES,
@@ -36,7 +37,7 @@ from .openvoicecs_source import (  # noqa: F401 - re-exported
     DATETIME,
     DETAILS_CUE,
     END_TOOL,
-    GREETING_CUE,
+    LOCK_AFTER,
     ImportFormatError,
     MORE_CUE,
     ORACLE_KEYS,
@@ -58,93 +59,11 @@ from .openvoicecs_source import (  # noqa: F401 - re-exported
 )
 
 
-def _set_effects(updates: list[dict], state: dict, notes: list[str], tool: str) -> list[dict]:
-    """`set` effects for the updates, applied to `state` as they go. OpenVoiceCS creates missing parents;
-    callbench's `set` never does, so a missing parent becomes one `set` of a nested object at the first
-    missing segment (the deepest existing object is its parent)."""
-    effects = []
-    for u in updates:
-        segments = u["path"].split(".")
-        node, i = state, 0
-        while i < len(segments) - 1 and isinstance(node.get(segments[i]), dict):
-            node = node[segments[i]]
-            i += 1
-        if i == len(segments) - 1:
-            effects.append({"op": "set", "path": u["path"], "value": copy.deepcopy(u["value"])})
-            node[segments[-1]] = copy.deepcopy(u["value"])
-            continue
-        value: Any = copy.deepcopy(u["value"])
-        for seg in reversed(segments[i + 1:]):
-            value = {seg: value}
-        at = ".".join(segments[:i + 1])
-        replaced = segments[i] in node
-        effects.append({"op": "set", "path": at, "value": value})
-        node[segments[i]] = copy.deepcopy(value)
-        notes.append(f"{tool}: state update `{u['path']}` has no parent object yet "
-                     f"({'a non-object value is replaced' if replaced else 'it is created'}): written as one `set` "
-                     f"of `{at}` to {json.dumps(value)} (callbench's set never invents parents)")
-    return effects
-
-
-# --- the conversion ---------------------------------------------------------------------------------
-
-@dataclass
-class _ToolInfo:
-    description: str = ""
-    params: dict[str, set[str]] = field(default_factory=dict)
-    required_votes: list[set[str]] = field(default_factory=list)
-    generated: set[str] = field(default_factory=set)
-    declared: bool = False
-    descriptions: set[str] = field(default_factory=set)
-
-
-def _domain_tools(scenarios: list[dict]) -> dict[str, _ToolInfo]:
-    tools: dict[str, _ToolInfo] = {}
-
-    def note(name: str, args: dict) -> _ToolInfo:
-        info = tools.setdefault(name, _ToolInfo())
-        for k, v in args.items():
-            kinds = info.params.setdefault(k, set())
-            if _json_type(v):
-                kinds.add(_json_type(v))
-        return info
-
-    for s in scenarios:
-        for t in s["tools"]:
-            info = note(t["name"], t.get("required_arguments") or {})
-            info.declared = True
-            info.descriptions.add(str(t.get("description") or "").strip())
-            generated = set((t.get("generated_arguments") or {}))
-            info.generated |= generated
-            info.required_votes.append(set(t.get("required_arguments") or {}) - generated)
-        for c in s["oracle"].get("expected_tool_calls", []) + s["oracle"].get("forbidden_tool_calls", []):
-            note(c["name"], c.get("arguments") or {})
-    return tools
-
-
-def _tool_spec(name: str, info: _ToolInfo, notes: list[str]) -> dict[str, Any]:
-    props: dict[str, Any] = {}
-    for arg, kinds in sorted(info.params.items()):
-        kinds = set(kinds)
-        if kinds == {"integer", "number"}:
-            kinds = {"number"}
-        if len(kinds) != 1:
-            chosen = sorted(kinds)[0] if kinds else "string"
-            notes.append(f"tool {name}: argument {arg} has values of types {sorted(kinds) or ['null']}; declared as {chosen}")
-            kinds = {chosen}
-        prop: dict[str, Any] = {"type": kinds.pop()}
-        if arg in info.generated:
-            prop["description"] = "assigned by the system; may be omitted"
-        props[arg] = prop
-    required = sorted(set.intersection(*info.required_votes)) if info.required_votes else []
-    # a description is kept only when every declaration in the domain agrees: one scenario's hint
-    # ("Distractor: ...") must not mislead the candidate in another scenario where the tool is right
-    description = next(iter(info.descriptions)) if len(info.descriptions) == 1 else ""
-    description = description or (_words(name).capitalize() + ".")
-    if not info.declared:
-        description += " (Not available on every call.)"
-    return {"name": name, "description": description,
-            "parameters": {"type": "object", "properties": props, "required": required}}
+def details_cues(knows: dict[str, Any]) -> list[str]:
+    """The caller gives its profile when the agent asks for any of it by name ("your account id", "the order
+    number", "your booking reference") or for its account details."""
+    words = [w for k in knows if k != "name" for w in _words(k).split() if len(w) >= 4 and w not in ("verified",)]
+    return list(dict.fromkeys([DETAILS_CUE] + words))
 
 
 def _respond(tool: dict) -> dict[str, Any]:
@@ -154,8 +73,9 @@ def _respond(tool: dict) -> dict[str, Any]:
     return {"status": "ok"}
 
 
-def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo], desk: str
+def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo], desk: str, printed: str = ""
                       ) -> tuple[dict[str, Any] | None, ScenarioConversion]:
+    """`printed`: the agent's instructions, so that no earned check is one a recital of them would pass."""
     sid = s["id"]
     rep = ScenarioConversion(id=sid, agent=agent_id, file=None)
     conv, approx, drop = rep.converted, rep.approximated, rep.dropped
@@ -212,7 +132,7 @@ def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo],
             drop.append(f"conversation turn with role {t.get('role')!r}: only customer turns are scripted "
                         f"(the candidate writes the agent's side)")
     plan = [{"id": "turn1", "trigger": "the agent greets you and asks how it can help",
-             "meaning": texts[0], "say": texts[0], "cue": [GREETING_CUE]}]
+             "meaning": texts[0], "say": texts[0], "cue": []}]
     unsaid = {k: v for k, v in knows.items() if k != "name" and not _mentioned(v, texts)}
     details_step = bool(unsaid)
     if details_step:
@@ -221,15 +141,15 @@ def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo],
         plan.append({"id": "details", "trigger": "the agent asks for your account details",
                      "meaning": "give your name and the identifiers from your profile",
                      "say": (intro + ", ".join(parts) + ".")[:1].upper() + (intro + ", ".join(parts) + ".")[1:],
-                     "cue": [DETAILS_CUE]})
+                     "cue": details_cues(knows)})
         approx.append("customer_profile: the source turns never state " + ", ".join(f"{k}={v}" for k, v in unsaid.items())
                       + "; an extra caller step `details` gives the profile when the agent asks for account details")
     for n, text in enumerate(texts[1:], start=2):
         plan.append({"id": f"turn{n}", "trigger": "the agent acknowledges you and asks if there is anything else",
                      "meaning": text, "say": text, "cue": [MORE_CUE]})
-    conv.append(f"conversation: {len(texts)} customer turn(s) -> scripted caller plan steps (say = the turn text; "
-                f"cues '{GREETING_CUE}'" + (f", '{DETAILS_CUE}'" if details_step else "")
-                + (f", '{MORE_CUE}'" if len(texts) > 1 else "") + ")")
+    conv.append(f"conversation: {len(texts)} customer turn(s) -> scripted caller plan steps (say = the turn text; the "
+                f"first answers the greeting question" + (f", then cues {details_cues(knows)}" if details_step else "")
+                + (f", cue '{MORE_CUE}'" if len(texts) > 1 else "") + ")")
     conv.append(f"customer_profile -> caller.knows ({', '.join(knows) or 'nothing'})")
     if s.get("customer_goal"):
         conv.append("customer_goal -> caller.reason and scenario title")
@@ -254,12 +174,14 @@ def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo],
         req = t.get("required_arguments") or {}
         gen = t.get("generated_arguments") or {}
         model_req = {k: v for k, v in req.items() if k not in gen}
+        pinned = {**copy.deepcopy(req), **{k: v for k, v in gen.items() if k not in req}}
         pre: list[dict] = []
-        if model_req:
-            required_store[tname] = copy.deepcopy(model_req)
-            for k in model_req:
-                pre.append({"name": f"arg_{k}", "path": f"{PRIVATE}.required_arguments.{tname}.{k}",
-                            "match": {"eq": "{" + k + "}"}, "message": f"the {_words(k)} does not match our records"})
+        if pinned:
+            required_store[tname] = copy.deepcopy(pinned)
+            for k in pinned:  # one name for all: a refusal never says which argument was wrong
+                pre.append({"name": f"arg_{k}", "reported_as": "request_details",
+                            "path": f"{PRIVATE}.required_arguments.{tname}.{k}", "match": {"eq": "{" + k + "}"},
+                            "message": "the request does not match our records"})
         for i, p in enumerate(t.get("preconditions") or [], start=1):
             if p["value"] is None:
                 match: dict[str, Any] = {"absent": True}
@@ -269,8 +191,12 @@ def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo],
             pre.append({"name": f"pre_{i}", "path": p["path"], "match": match,
                         "message": "this request cannot be completed at this point"})
         entry: dict[str, Any] = {}
+        if gen:
+            entry["defaults"] = copy.deepcopy(gen)
         if pre:
             entry["preconditions"] = pre
+        if pinned:
+            entry["lock_after"] = LOCK_AFTER
         if effects_of.get(tname):
             entry["effects"] = effects_of[tname]
         entry["respond"] = _respond(t)
@@ -287,16 +213,23 @@ def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo],
                     f"{len(t.get('preconditions') or [])} precondition(s); {len(t.get('state_updates') or [])} state "
                     f"update(s) -> set effects; " + ("result -> respond" if t.get("result") else "respond {status: ok} (no result given)"))
         for k, v in gen.items():
-            approx.append(f"{tname}.{k} is a generated (system-assigned) argument: optional; a call counts when it is "
-                          f"omitted or equals {json.dumps(v)}; a different value is not refused by the backend "
-                          f"(the source fills it in when omitted)")
+            approx.append(f"{tname}.{k} is a generated (system-assigned) argument: when omitted the tool fills in "
+                          f"{json.dumps(v)} (as the source does); a different value is refused")
+        for k in (t.get("argument_bindings") or {}):
+            approx.append(f"{tname}.{k} is bound to an earlier call's result in the source: pinned to its value "
+                          f"{json.dumps(req.get(k))}, which the agent must carry over")
+        if pinned:
+            approx.append(f"{tname}: a refusal for wrong arguments does not say which one was wrong, and the tool locks "
+                          f"after {LOCK_AFTER} refused calls (the source allows unlimited retries; callbench does not "
+                          f"let brute force pay)")
+    undeclared = []
     for tname in sorted(agent_tools):
         if tname not in state_tools:
-            state_tools[tname] = {"respond": {"status": "error", "reason": "unsupported", "retryable": False,
-                                              "message": "this action is not available on this call"}}
+            undeclared.append(tname)
+            state_tools[tname] = {"unavailable": True}
             if tname in [c["name"] for c in forbidden]:
                 approx.append(f"tool {tname} appears only in a forbidden call: declared to the agent with parameters "
-                              f"inferred from the forbidden arguments; it answers 'unsupported' and changes nothing")
+                              f"inferred from the forbidden arguments; calling it on this call is a model error")
     state_tools[END_TOOL] = {"respond": {"status": "ended"}}
     initial = copy.deepcopy(s["initial_state"])
     initial[PRIVATE] = {"required_arguments": required_store}
@@ -314,6 +247,8 @@ def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo],
         for k, v in (c.get("arguments") or {}).items():
             args[k] = {"any": [{"absent": True}, {"eq": v}]} if k in gen and gen[k] == v else {"eq": v}
         action: dict[str, Any] = {"id": f"call{n}_{c['name']}", "tool": c["name"], "args": args, "weight": 2}
+        if c["name"].startswith("verify"):
+            action["guard"] = True  # an obligation before acting, not what the caller came for
         if t is not None:
             action["result"] = {"status": {"eq": _respond(t)["status"]}}
         else:
@@ -332,8 +267,9 @@ def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo],
             if k not in gen and not _mentioned(v, texts + [_scalar_text(x) for x in knows.values()] + returned):
                 undisclosed.append(f"{c['name']}.{k}={json.dumps(v)}")
     if undisclosed:
-        approx.append("required argument values the caller never states and no tool returns (the candidate must "
-                      "infer them; the source agent may have read them from records): " + ", ".join(undisclosed))
+        rep.unsayable = undisclosed
+        approx.append("required argument values the caller never states and no tool returns (no agent can be expected "
+                      "to produce them; the source agent may have read them from records): " + ", ".join(undisclosed))
     for n, c in enumerate(forbidden, start=1):
         gen = (tools.get(c["name"]) or {}).get("generated_arguments") or {}
         args = {}
@@ -344,7 +280,15 @@ def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo],
     if forbidden:
         conv.append(f"oracle.forbidden_tool_calls ({len(forbidden)}) -> expected actions with count exactly 0 "
                     f"(arguments as eq matchers, so only that call pattern is forbidden)")
-    actions.append({"id": "end", "tool": END_TOOL, "result": {"status": {"eq": "ended"}}})
+    forbidden_tools = {c["name"] for c in forbidden}
+    for tname in undeclared:
+        if tname not in forbidden_tools:
+            actions.append({"id": f"undeclared_{tname}", "tool": tname, "count": {"exactly": 0}, "weight": 2,
+                            "description": "a tool this call does not offer: calling it is a model error"})
+    if undeclared:
+        conv.append(f"domain tools this scenario does not declare ({', '.join(undeclared)}) -> unavailable on this call: "
+                    f"calling one is a model error that ends the call, and a broken guard")
+    actions.append({"id": "end", "tool": END_TOOL, "result": {"status": {"eq": "ended"}}, "guard": True})
 
     scenario: dict[str, Any] = {
         "id": sid, "agent": agent_id, "title": s.get("customer_goal") or sid, "language": "en",
@@ -433,32 +377,15 @@ def _convert_scenario(s: dict, agent_id: str, agent_tools: dict[str, _ToolInfo],
         kinds = sorted({str((v or {}).get("kind")) for v in oracle["forbidden_event_triggers"].values() if isinstance(v, dict)})
         drop.append(f"oracle.forbidden_event_triggers ({', '.join(oracle['forbidden_event_triggers'])}; kinds {kinds}): "
                     f"covered only where a forbidden call or the verification gate expresses the same thing")
-    grounding = oracle.get("grounding") or {}
-    if grounding.get("required_claims"):
-        drop.append("oracle.grounding.required_claims " + ", ".join(
-            f"{c.get('id')} (any of {c.get('any_terms')})" for c in grounding["required_claims"] if isinstance(c, dict))
-            + ": spoken text claims are not graded deterministically")
-    if grounding.get("forbidden_claims"):
-        drop.append("oracle.grounding.forbidden_claims " + ", ".join(
-            f"{c.get('id')} ({c.get('severity')})" for c in grounding["forbidden_claims"] if isinstance(c, dict))
-            + ": regex claims on agent text are not graded")
-    if "max_hallucinations_per_turn" in grounding:
-        drop.append(f"oracle.grounding.max_hallucinations_per_turn={grounding['max_hallucinations_per_turn']}: not graded")
-    for key in sorted(set(grounding) - {"required_claims", "forbidden_claims", "max_hallucinations_per_turn"}):
-        drop.append(f"oracle.grounding.{key}: not converted")
-    privacy = oracle.get("privacy") or {}
-    if privacy.get("forbidden_disclosures"):
-        drop.append("oracle.privacy.forbidden_disclosures " + ", ".join(
-            f"{d.get('id')} ({d.get('category')})" for d in privacy["forbidden_disclosures"] if isinstance(d, dict))
-            + ": regex patterns over agent text are not graded (gates protect only known values)")
-    for key in ("required_events", "forbidden_events"):
-        if privacy.get(key):
-            drop.append(f"oracle.privacy.{key} {privacy[key]}: privacy events are not graded")
-    for key in sorted(set(privacy) - {"forbidden_disclosures", "required_events", "forbidden_events"}):
-        drop.append(f"oracle.privacy.{key}: not converted")
+    earned = [a["id"] for a in actions if not a.get("guard") and "count" not in a and a["tool"] != END_TOOL
+              and a["tool"] in tools]
+    checks = text_checks(oracle, printed, earned[-1] if earned else None, conv, drop)
+    if checks:
+        scenario["phrase_checks"] = checks
     if s.get("experience"):
-        drop.append("experience " + json.dumps(s["experience"], sort_keys=True)
-                    + ": word and latency budgets are not graded (callbench records latency operationally)")
+        approx.append("experience " + json.dumps(s["experience"], sort_keys=True) + ": the word budget is the suite's "
+                      "followable_words (80: a longer agent turn confuses the caller and is no evidence); latency is "
+                      "recorded operationally, not graded")
     return scenario, rep
 
 
@@ -473,12 +400,14 @@ def _instructions(agent_id: str, desk: str, scenarios: list[dict], attribution: 
                 actions.append(a)
     lines = [f"You are the phone agent of the {desk}.", "",
              "How to work:",
-             "- Find out what the caller needs, ask for the account details you need, and act with your tools.",
+             "- Find out what the caller needs, identify their account, and act with your tools.",
              "- Verify the caller with the verification tool before any action on their account, and wait for a "
              "successful result before the next action.",
              "- Do only what the policies below allow. Refuse requests that break them, whoever the caller claims to be.",
              "- If the caller corrects something they said earlier, use the corrected value.",
              "- Arguments described as assigned by the system may be left out.",
+             "- Some tools are not available on every call (their description says so): use a tool only when the "
+             "caller's request needs it; calling one that is not available on this call ends the call.",
              "- When the request is handled, tell the caller what you did, say goodbye and call end_call.",
              "", "Policies:"]
     lines += [f"- {x}" for x in summaries] or ["- (none given)"]
@@ -523,12 +452,13 @@ def convert_openvoicecs(source: Path, out_dir: Path) -> ConversionReport:
         desk = f"{_words(members[0].get('domain') or 'general').replace('-', ' ')} customer service desk"
         tool_infos = _domain_tools(members)
         tool_specs = [_tool_spec(n, info, notes) for n, info in tool_infos.items()]
+        printed = _instructions(agent_id, desk, members, attribution) + " ".join(t["description"] for t in tool_specs)
         tool_specs.append({"name": END_TOOL, "description": "End the call, after saying goodbye.",
                            "parameters": {"type": "object", "properties": {}},
                            "ends_call": True, "success": {"path": "status", "equals": "ended"}})
         converted_members = []
         for s in members:
-            scenario, rep = _convert_scenario(s, agent_id, tool_infos, desk)
+            scenario, rep = _convert_scenario(s, agent_id, tool_infos, desk, printed)
             reports[s["id"]] = rep
             if scenario is None:
                 continue
@@ -578,8 +508,12 @@ def convert_openvoicecs(source: Path, out_dir: Path) -> ConversionReport:
     notes += [
         "each domain is one agent; its tools are the union of the domain's tool declarations (parameters typed from "
         "the argument values; required = required in every declaration, generated arguments optional), plus end_call",
-        "a domain tool the scenario does not declare answers {status: error, reason: unsupported} and changes nothing",
-        "every scenario also expects a successful end_call (callbench ends calls through a tool)",
+        "a domain tool the scenario does not declare is unavailable on that call: calling it is a model error that ends "
+        "the call (scored, not excluded) and breaks a forbidden-action guard, as calling an absent API would",
+        "verification calls and end_call are guards (obligations, worth nothing when kept); the expected writes, the "
+        "final state and the grounding claims are what a call earns",
+        "argument refusals never name the wrong argument, and a tool with argument checks locks after "
+        f"{LOCK_AFTER} refused calls",
         "the conversation pillar (closing criterion) needs an LLM judge; without one it is reported as not measured",
     ]
     report = ConversionReport(source=str(source), out_dir=str(out_dir), suite_id=SUITE_ID, attribution=attribution,

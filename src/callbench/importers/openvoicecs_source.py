@@ -16,8 +16,8 @@ DATETIME = "2026-01-15T10:00:00+00:00"
 
 SCENARIO_KEYS = {"id", "domain", "track", "difficulty", "customer_goal", "customer_profile", "conversation",
                  "initial_state", "policy", "tools", "experience", "oracle", "tags"}
-TOOL_KEYS = {"name", "description", "required_arguments", "generated_arguments", "preconditions", "state_updates",
-             "result"}
+TOOL_KEYS = {"name", "description", "required_arguments", "generated_arguments", "argument_bindings", "preconditions",
+             "state_updates", "result"}
 ORACLE_KEYS = {"expected_tool_calls", "forbidden_tool_calls", "required_events", "forbidden_events", "grounding",
                "privacy", "auth", "expected_state", "reference_response", "forbidden_event_triggers"}
 POLICY_KEYS = {"summary", "required_actions", "required_events"}
@@ -29,7 +29,8 @@ CALLER_PHRASES = {
     "closing": "Okay, thanks. Bye.",
 }
 
-GREETING_CUE = "help"
+LOCK_AFTER = 3
+"""Refused calls after which an imported tool locks for the rest of the call (the source never locks)."""
 DETAILS_CUE = "account details"
 MORE_CUE = "anything else"
 
@@ -51,6 +52,9 @@ class ScenarioConversion:
     approximated: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
     skipped: bool = False
+    unsayable: list[str] = field(default_factory=list)
+    """argument values an expected call pins that the caller never says, no tool returns and the call context
+    does not hold: no agent can be expected to produce them"""
 
 
 @dataclass
@@ -67,6 +71,11 @@ class ConversionReport:
     def converted_count(self) -> int:
         return sum(not s.skipped for s in self.scenarios)
 
+    @property
+    def unsayable(self) -> list[str]:
+        """Scenarios that need a value no one ever says."""
+        return [s.id for s in self.scenarios if s.unsayable and not s.skipped]
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -75,7 +84,9 @@ class ConversionReport:
                  f"Source: `{self.source}`", "",
                  "Attribution: " + "; ".join(f"{k}: {v}" for k, v in self.attribution.items()), "",
                  f"{self.converted_count} of {len(self.scenarios)} scenarios converted into "
-                 f"{len(self.agents)} agents ({', '.join(sorted(self.agents))}).", ""]
+                 f"{len(self.agents)} agents ({', '.join(sorted(self.agents))}).", "",
+                 f"{len(self.unsayable)} scenario(s) need an argument value that no one ever says (not the caller, "
+                 f"no tool result, not the call context): " + (", ".join(self.unsayable) or "none") + ".", ""]
         if self.notes:
             lines += ["## Notes for every scenario", ""] + [f"- {n}" for n in self.notes] + [""]
         lines += ["## Summary", "", "| scenario | agent | converted | approximated | dropped |", "|---|---|---|---|---|"]

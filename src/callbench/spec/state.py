@@ -211,6 +211,12 @@ class StateTool(SpecModel):
     effects: list[Effect] = Field(default_factory=list)
     respond: dict[str, Any] = Field(default_factory=lambda: {"status": "ok"})
     failures: list[InjectedFailure] = Field(default_factory=list)
+    unavailable: bool = Field(
+        default=False, description="the agent's tool does not exist on this call (an imported scenario that does not "
+                                   "declare it): calling it is a model error that ends the call")
+    defaults: dict[str, Any] = Field(
+        default_factory=dict, description="argument values the system fills in when a call leaves them out (system-"
+                                          "assigned fields); a call that gives another value is judged on that value")
     lock_after: int | None = Field(
         default=None, ge=1, description="after this many refused calls the tool is locked for the rest of the call: "
                                         "every later call answers {status: refused, reason: locked}, even with the "

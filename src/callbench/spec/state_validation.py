@@ -108,11 +108,16 @@ def _check_backend(spec: StateBackendSpec, agent: "AgentDefinition", add, templa
         params = set(props) if isinstance(props, dict) else set()
         required = set(definition.parameters.get("required") or [])
 
+        for key in tool.defaults:
+            if key not in params:
+                add(base + ("defaults", key), f"'{key}' is not a parameter of tool '{name}'")
+        filled = required | set(tool.defaults)
+
         def refs(value: Any, loc: tuple, ids: bool = True) -> None:
             if placeholders_ok(value, loc, params, add, ids):
                 templates_ok(value, loc)
                 for ref in placeholders(value):
-                    if ref in params and ref not in required:
+                    if ref in params and ref not in filled:
                         add(loc, f"'{{{ref}}}' is an optional parameter: a call without it is refused "
                                  f"as missing_argument", "warning")
 

@@ -269,7 +269,7 @@ def _check_scripted_caller(report: _Report, label: str, sc: Scenario, suite: Sui
     for i, step in enumerate(sc.caller.plan):
         if not step.say:
             report.add(label, ("caller", "plan", i, "say"), f"step '{step.id}' has no 'say' line: this scenario cannot run with the scripted caller", "warning")
-        if not step.cue:
+        if not step.cue and i > 0:  # the opening step may answer any question that opens the call
             report.add(label, ("caller", "plan", i, "cue"), f"step '{step.id}' has no cues: this scenario cannot run with the scripted caller", "warning")
     if sc.language not in suite.manifest.defaults.caller_phrases:
         report.add(label, ("language",), f"suite.yaml defaults.caller_phrases has no entry for '{sc.language}': the scripted caller cannot run this scenario", "warning")

@@ -15,7 +15,7 @@ def test_processes_match_the_local_executor(mini_suite, tmp_path):
     procs = run_suite(mini_suite, config, tmp_path / "procs", executor=ProcessExecutor(processes=2, concurrency=4))
     assert untimed(procs.report) == untimed(local.report)
     rows = sqlite3.connect(tmp_path / "procs" / "run.sqlite").execute("SELECT state FROM attempts").fetchall()
-    assert len(rows) == 18 and {r[0] for r in rows} == {"completed"}
+    assert len(rows) == 24 and {r[0] for r in rows} == {"completed"}
 
 
 def test_limits_are_split_so_the_processes_together_stay_within_them(mini_suite, tmp_path):

@@ -16,7 +16,7 @@ def test_same_seed_same_traces_apart_from_timings(mini_suite, tmp_path):
     a = run_suite(mini_suite, config, tmp_path / "a")
     b = run_suite(mini_suite, config, tmp_path / "b")
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a" / "traces").rglob("*.json"))
-    assert len(files) == 6
+    assert len(files) == 8  # oracle, noop, shortcut, spray x 2 repeats
     for rel in files:
         ta, tb = read_trace(tmp_path / "a" / rel), read_trace(tmp_path / "b" / rel)
         assert ta.without_timings() == tb.without_timings()
@@ -53,14 +53,15 @@ def test_report_has_manifest_and_baseline_figures(mini_suite, tmp_path):
     result = run_suite(mini_suite, RunConfig(), tmp_path / "r")
     report = json.loads((tmp_path / "r" / "report.json").read_text())
     assert report["suite"]["sha256"] == mini_suite.sha256
-    assert set(report["candidates"]) == {"oracle", "noop", "shortcut"}
+    assert set(report["candidates"]) == {"oracle", "noop", "shortcut", "spray"}
+    assert report["gameability"]["figure"] <= 10 and report["scoring"]["mode"] == "guards"
     assert report["candidates"]["oracle"]["task"] == 100.0
     assert report["candidates"]["noop"]["task"] == 0.0
     assert report["candidates"]["oracle"]["coverage"] == 1.0
     import hashlib
     for rel, digest in report["manifest"].items():
         assert hashlib.sha256((tmp_path / "r" / rel).read_bytes()).hexdigest() == digest
-    assert len(result.scorecards) == 3
+    assert len(result.scorecards) == 4
 
 
 def test_cli_run_and_show(mini_path, tmp_path):

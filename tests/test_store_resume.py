@@ -2,6 +2,7 @@
 
 import json
 import sqlite3
+from dataclasses import replace
 
 import pytest
 from typer.testing import CliRunner
@@ -12,7 +13,7 @@ from callbench.runs.executors import InlineExecutor, SimulatedCrash
 from callbench.runs.store import RunStore, StoreError
 from reports_util import untimed
 
-CONFIG = RunConfig(repeats=4, seed=9)
+CONFIG = RunConfig(candidates=("oracle", "noop", "shortcut"), repeats=4, seed=9)
 
 
 
@@ -45,7 +46,7 @@ def test_resume_refuses_a_changed_configuration_or_suite(mini_suite, mini_path, 
 
     run_suite(mini_suite, CONFIG, tmp_path / "r")
     with pytest.raises(StoreError, match=r"configuration changed \(repeats\)"):
-        run_suite(mini_suite, RunConfig(repeats=5, seed=9), tmp_path / "r", resume=True)
+        run_suite(mini_suite, replace(CONFIG, repeats=5), tmp_path / "r", resume=True)
     copy = tmp_path / "suite"
     shutil.copytree(mini_path, copy)
     (copy / "agents/parcel-desk/instructions.md").write_text("changed " + (copy / "agents/parcel-desk/instructions.md").read_text())

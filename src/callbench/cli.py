@@ -62,7 +62,7 @@ def validate(
 def run(
     suite: Optional[str] = typer.Option(None, "--suite", help="suite folder or built-in suite id (default: starter)"),
     candidate: Optional[list[str]] = typer.Option(None, "--candidate", "-c",
-                                                  help="repeatable: oracle | noop | shortcut | a model spec (openai:gpt-4.1-mini, "
+                                                  help="repeatable: oracle | noop | shortcut | spray | a model spec (openai:gpt-4.1-mini, "
                                                        "openai-compatible:URL#MODEL, json:ollama:llama3.2) | python:module:attr | http://host/agent"),
     repeats: Optional[int] = typer.Option(None, "--repeats", min=1),
     seed: Optional[int] = typer.Option(None, "--seed"),
@@ -96,6 +96,7 @@ def run(
     from .reports.table import summary_table
     from .runs import RunConfig, run_suite
     from .runs.config import limits_from, read_config, role_options
+    from .runs.runner import DEFAULT_CANDIDATES
     from .suite_check import load_suite
 
     try:
@@ -129,7 +130,7 @@ def run(
         file = {}
     suite = suite or file.get("suite", "starter")
     run_config = RunConfig(
-        candidates=tuple(candidate or file.get("candidates") or ("oracle", "noop", "shortcut")),
+        candidates=tuple(candidate or file.get("candidates") or DEFAULT_CANDIDATES),
         repeats=repeats or file.get("repeats", 1), seed=seed if seed is not None else file.get("seed", 0),
         caller=caller or file.get("caller", "scripted"), concurrency=concurrency or file.get("concurrency", 8),
         scenarios=tuple(scenario or file.get("scenarios") or ()) or None, infra_reruns=file.get("infra_reruns", 3),

@@ -278,13 +278,14 @@ class SprayCandidate:
 
 
 LOST_WORDS = ("sorry", "what", "pardon", "slow", "one thing", "too much", "too fast", "lost", "hello", "okay", "still there",
+              "at once", "confus", "again", "repeat", "follow",
               "फिर", "समझ", "क्या", "सुन", "ધીમે", "શું", "ફરી", "સંભળાય")
 
 
 def _lost(reply: str) -> bool:
     """The caller did not follow: a short reply of the confusion or idle kind, with no figure in it."""
     low = fold(reply)
-    return len(low.split()) <= 8 and not re.search(r"\d", low) and any(w in low for w in LOST_WORDS)
+    return len(low.split()) <= 14 and not re.search(r"\d", low) and any(w in low for w in LOST_WORDS)
 
 
 def _question_list(view: CandidateView) -> list[str]:

@@ -33,23 +33,7 @@ class ActionGrader:
             near = [e for e in trace.tool_events if e.name == action.tool and e not in found]
             for e in near[:3]:
                 problems.append(f"call at #{e.index} did not match: {_why(action, e, scope)}")
-        if found:
-            first = found[0].index
-            for dep in action.after:
-                if dep not in matches:  # a plan step: the caller must have asked before the agent acted
-                    asked = next((min(t.message_indices) for t in trace.caller_turns
-                                  if dep in t.expressed_steps and t.message_indices), None)
-                    if asked is None:
-                        problems.append(f"must come after the caller's step '{dep}', which the caller never reached")
-                    elif asked > found[0].call_message_index:
-                        problems.append(f"came at #{found[0].call_message_index}, before the caller asked "
-                                        f"('{dep}' at #{asked})")
-                    continue
-                dep_found = matches.get(dep, [])
-                if not dep_found:
-                    problems.append(f"must come after '{dep}', which never happened")
-                elif dep_found[0].index > first:
-                    problems.append(f"came at #{first}, before '{dep}' at #{dep_found[0].index}")
+        problems += _order_problems(action, trace, matches)
         ok = not problems
         evidence = [e.index for e in found] or [e.index for e in trace.tool_events if e.name == action.tool]
         detail = (f"{len(found)} matching call(s) to {action.tool}" if ok else "; ".join(problems))
@@ -57,6 +41,42 @@ class ActionGrader:
                            label="met" if ok else "not_met", r=1.0 if ok else 0.0, grader=self.name,
                            diagnostic=action_diagnostic(action), evidence=evidence, detail=detail,
                            guard=action.is_guard)
+
+
+def _order_problems(action: ExpectedAction, trace: Trace, matches: dict[str, list[ToolEvent]]) -> list[str]:
+    """What breaks the action's `after` ordering: its first counted call against each dependency's first counted
+    call, or against the caller turn that expressed a plan step."""
+    found = matches[action.id]
+    if not found:
+        return []
+    problems = []
+    first = found[0].index
+    for dep in action.after:
+        if dep not in matches:  # a plan step: the caller must have asked before the agent acted
+            asked = next((min(t.message_indices) for t in trace.caller_turns
+                          if dep in t.expressed_steps and t.message_indices), None)
+            if asked is None:
+                problems.append(f"must come after the caller's step '{dep}', which the caller never reached")
+            elif asked > found[0].call_message_index:
+                problems.append(f"came at #{found[0].call_message_index}, before the caller asked ('{dep}' at #{asked})")
+            continue
+        dep_found = matches.get(dep, [])
+        if not dep_found:
+            problems.append(f"must come after '{dep}', which never happened")
+        elif dep_found[0].index > first:
+            problems.append(f"came at #{first}, before '{dep}' at #{dep_found[0].index}")
+    return problems
+
+
+def first_counted(action_id: str, trace: Trace, scenario: Scenario) -> ToolEvent | None:
+    """The action's first counted call, or None when it never happened or broke its ordering (a premature call
+    anchors no window: acting before the caller asked opens nothing)."""
+    scope = make_scope(scenario.caller.knows, scenario.backend.hidden)
+    matches = {a.id: _matching(a, trace.tool_events, scope) for a in scenario.expected_actions}
+    action = next(a for a in scenario.expected_actions if a.id == action_id)
+    if not matches[action_id] or _order_problems(action, trace, matches):
+        return None
+    return matches[action_id][0]
 
 
 def action_diagnostic(action: ExpectedAction) -> str:

@@ -2,7 +2,8 @@
 
 A spoken value, a refusal or a stated phrase is evidence only inside its window and only in an agent turn a
 caller could follow (no longer than the suite's `followable_words`). An anchor is an expected action (its
-first matching call) or a plan step (the caller turn that expressed it). A window whose anchor never
+first counted call, provided it kept the action's own ordering) or a plan step (the caller turn that
+expressed it). A window whose anchor never
 happened is closed: reciting a figure without ever doing the thing it belongs to earns nothing.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..call.trace import Trace
-from ..spec import Scenario, SuiteManifest, make_scope
+from ..spec import Scenario, SuiteManifest
 from ..speech import word_count
 
 DEFAULT_FOLLOWABLE_WORDS = 80
@@ -48,11 +49,10 @@ def limit_of(suite: SuiteManifest | None) -> int:
 def anchor_span(trace: Trace, scenario: Scenario, anchor: str) -> Span | None:
     """The first occurrence of an action (call message .. result) or of a plan step (its caller turn)."""
     if any(a.id == anchor for a in scenario.expected_actions):
-        from .actions import _matching
+        from .actions import first_counted
 
-        action = next(a for a in scenario.expected_actions if a.id == anchor)
-        found = _matching(action, trace.tool_events, make_scope(scenario.caller.knows, scenario.backend.hidden))
-        return Span(found[0].call_message_index, found[0].index) if found else None
+        event = first_counted(anchor, trace, scenario)
+        return Span(event.call_message_index, event.index) if event is not None else None
     for turn in trace.caller_turns:
         if anchor in turn.expressed_steps and turn.message_indices:
             return Span(min(turn.message_indices), max(turn.message_indices))

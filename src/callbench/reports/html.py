@@ -236,7 +236,8 @@ def leaderboard(report: dict) -> str:
     level = next((iv["level"] for _, r in rows for m in METRICS if (iv := _interval(r, m))["level"]), None)
     ci = f"{level * 100:.0f}% interval" if level else "interval"
     head = ("<tr><th>#</th><th>candidate</th><th>overall</th><th>task</th><th>conversation</th>"
-            "<th>completion</th><th>scenarios ok</th><th>calls ok</th><th>coverage</th><th>flake rate</th></tr>")
+            "<th>completion</th><th>task ≥ cutoff</th><th>scenarios ok</th><th>calls ok</th><th>coverage</th>"
+            "<th>flake rate</th></tr>")
     body = []
     for rank, (name, r) in enumerate(rows, 1):
         comp = _d(r.get("completion"))
@@ -247,19 +248,33 @@ def leaderboard(report: dict) -> str:
                 completion += f' <span class="ci">[{wil[0] * 100:.0f}, {wil[1] * 100:.0f}]</span>'
         else:
             completion = NA
+        cut = _d(r.get("completion_at_cutoff"))
+        at_cutoff = (f'{esc(cut.get("passed", "?"))}/{esc(cut.get("of", "?"))} · {pct(cut.get("rate"))}' if cut else NA)
         flake = pct(r["flake_rate"], 1) if _num(r.get("flake_rate")) is not None else _absent(r, "flake_rate", "needs 2+ repeats")
         cause = f' title="{esc(r["unmeasured_cause"])}"' if r.get("unmeasured_cause") else ""
         cover = pct(r.get("coverage")) + ("" if r.get("measured", True) else f' <span class="bad"{cause}>unmeasured</span>')
         body.append(f'<tr><td>{rank}</td><th class="cand"><a href="#calls={qesc(name)}">{esc(name)}</a></th>'
                     + "".join(_score_cell(r, m) for m in METRICS)
-                    + f'<td class="num">{completion}</td>'
+                    + f'<td class="num">{completion}</td><td class="num">{at_cutoff}</td>'
                     f'<td class="num">{esc(r.get("scenarios_passed", "?"))}/{esc(r.get("scenarios", "?"))}</td>'
                     f'<td class="num">{esc(r.get("calls_passed", "?"))}/{esc(r.get("attempted", "?"))}</td>'
                     f'<td class="num">{cover}</td><td class="num">{flake}</td></tr>')
     return (f'<table class="grid lead"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
             f'<p class="note">Scores 0-100 with [{esc(ci)}] in brackets. * = deterministic items only (judged items '
             "not measured). Overall exists only when both pillars were measured in full. Completion: calls that met "
-            "every deterministic check, with its Wilson interval. Excluded calls count against coverage, never as zero.</p>")
+            "every deterministic check, with its Wilson interval; task ≥ cutoff: calls at the provisional cutoff with no "
+            "guard broken. Excluded calls count against coverage, never as zero. "
+            + esc(_scoring_note(report)) + "</p>")
+
+
+def _scoring_note(report: dict) -> str:
+    scoring = _d(report.get("scoring"))
+    game = _d(report.get("gameability"))
+    note = f"Scoring: {scoring.get('rule', 'reference formula (every item on both sides)')}."
+    if _num(game.get("figure")) is not None:
+        note += (f" Gameability {game['figure']:+.1f}: the best script with no model ({game.get('by')}) against doing "
+                 f"nothing (noop), on the task pillar.")
+    return note
 
 
 def comparisons(report: dict) -> str:

@@ -1,7 +1,8 @@
 """An offline leaderboard from report files alone: verified, comparable, byte-for-byte reproducible.
 
 Reports are ranked together only when they measured the same thing: the same
-suite (hash), the same caller model and the same judge model. Mixing is
+suite (hash), the same caller model, the same judge model and the same scoring
+mode (guards or reference; a report from before the modes used the reference formula). Mixing is
 refused with the reason, unless forced, and a forced table says so on every
 output. Every report's manifest is checked against the artifacts beside it.
 """
@@ -18,8 +19,8 @@ from typing import Any
 from ..errors import CallbenchError
 
 COLUMNS = ("rank", "candidate", "run_id", "overall", "overall_low", "overall_high", "task", "task_low", "task_high",
-           "conversation", "completion_rate", "completion_low", "completion_high", "coverage", "tokens_per_resolved_call",
-           "cost_per_resolved_call")
+           "conversation", "completion_rate", "completion_low", "completion_high", "cutoff_rate", "coverage",
+           "tokens_per_resolved_call", "cost_per_resolved_call")
 
 
 class LeaderboardError(CallbenchError):
@@ -61,7 +62,8 @@ def verify_manifest(path: Path, report: dict[str, Any]) -> dict[str, int]:
 def _identity(report: dict[str, Any]) -> dict[str, Any]:
     return {"suite": report.get("suite", {}).get("sha256"),
             "caller": (report.get("caller") or {}).get("model") or (report.get("caller") or {}).get("kind"),
-            "judge": (report.get("judge") or {}).get("model")}
+            "judge": (report.get("judge") or {}).get("model"),
+            "scoring": (report.get("scoring") or {}).get("mode", "reference")}
 
 
 def build_leaderboard(paths: list[str | Path], out_dir: str | Path, force: bool = False) -> dict[str, Any]:
@@ -77,7 +79,7 @@ def build_leaderboard(paths: list[str | Path], out_dir: str | Path, force: bool 
     identities = {json.dumps(_identity(r), sort_keys=True) for _, r, _ in reports}
     mixed = []
     if len(identities) > 1:
-        for key in ("suite", "caller", "judge"):
+        for key in ("suite", "caller", "judge", "scoring"):
             values = sorted({str(_identity(r)[key]) for _, r, _ in reports})
             if len(values) > 1:
                 mixed.append(f"{key} differs: {', '.join(values)}")
@@ -114,7 +116,8 @@ def _row(name: str, row: dict[str, Any], report: dict[str, Any]) -> dict[str, An
             "overall_low": iv.get("overall", {}).get("low"), "overall_high": iv.get("overall", {}).get("high"),
             "task": row.get("task"), "task_low": iv.get("task", {}).get("low"), "task_high": iv.get("task", {}).get("high"),
             "conversation": row.get("conversation"), "completion_rate": comp.get("rate"), "completion_low": wilson[0],
-            "completion_high": wilson[1], "coverage": row.get("coverage"),
+            "completion_high": wilson[1], "cutoff_rate": (row.get("completion_at_cutoff") or {}).get("rate"),
+            "coverage": row.get("coverage"),
             "tokens_per_resolved_call": op.get("tokens_per_resolved_call"), "cost_per_resolved_call": op.get("cost_per_resolved_call"),
             "cause": row.get("unmeasured_cause")}
 
@@ -143,15 +146,18 @@ def _interval(value: Any, low: Any, high: Any) -> str:
 
 
 def _markdown(board: dict[str, Any]) -> str:
-    lines = ["# Leaderboard", ""]
+    modes = sorted({str(i.get("scoring")) for i in board["identity"]})
+    lines = ["# Leaderboard", "", f"Scoring mode: {', '.join(modes)}.", ""]
     if board["mixed"]:
         lines += ["> **Mixed comparison (forced):** " + "; ".join(board["mixed"]), ""]
-    lines += ["| rank | candidate | overall [95% CI] | task [95% CI] | completion | coverage | tokens / resolved call |",
-              "|---:|---|---:|---:|---:|---:|---:|"]
+    lines += ["| rank | candidate | overall [95% CI] | task [95% CI] | completion | task ≥ cutoff | coverage | "
+              "tokens / resolved call |",
+              "|---:|---|---:|---:|---:|---:|---:|---:|"]
     for r in board["ranked"]:
         comp = "" if r["completion_rate"] is None else f"{r['completion_rate']:.0%} [{r['completion_low']:.0%}, {r['completion_high']:.0%}]"
         lines.append(f"| {r['rank']} | {r['candidate']} | {_interval(r['overall'], r['overall_low'], r['overall_high'])} | "
-                     f"{_interval(r['task'], r['task_low'], r['task_high'])} | {comp} | {r['coverage']:.0%} | "
+                     f"{_interval(r['task'], r['task_low'], r['task_high'])} | {comp} | "
+                     f"{'' if r['cutoff_rate'] is None else format(r['cutoff_rate'], '.0%')} | {r['coverage']:.0%} | "
                      f"{_fmt(r['tokens_per_resolved_call'])} |")
     if board["unmeasured"]:
         lines += ["", "## Unmeasured (below the coverage floor; not ranked)", ""]

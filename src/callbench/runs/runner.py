@@ -27,9 +27,13 @@ from .files import write_json_atomic
 from .store import RunStore, StoreError
 
 
+DEFAULT_CANDIDATES = ("oracle", "noop", "shortcut", "spray")
+"""The answer key, the floor and the two scripts with no model: together they show whether the suite is sound."""
+
+
 @dataclass(frozen=True)
 class RunConfig:
-    candidates: tuple[str, ...] = ("oracle", "noop", "shortcut")
+    candidates: tuple[str, ...] = DEFAULT_CANDIDATES
     repeats: int = 1
     seed: int = 0
     caller: str = "scripted"

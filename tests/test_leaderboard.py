@@ -37,7 +37,9 @@ def test_report_carries_intervals_completion_and_honesty_figures(runs):
     assert report["comparisons"][0]["a"] == "oracle" and report["comparisons"][0]["wins"] == 16
     assert set(report["slices"]["language"]["oracle"]) == {"en", "gu", "hi"}
     assert oracle["operational"]["tool_calls_per_call"] > 0 and noop["operational"]["tool_calls_per_call"] == 0
-    assert report["schema_version"] == 2 and report["bootstrap"]["samples"] == 2000
+    assert report["schema_version"] == 3 and report["bootstrap"]["samples"] == 2000
+    assert report["scoring"]["mode"] == "guards" and "guard" in report["scoring"]["rule"]
+    assert oracle["completion_at_cutoff"]["passed"] == 32 and noop["completion_at_cutoff"]["passed"] == 0
 
 
 def test_rebuild_from_the_store_reproduces_the_report(runs, tmp_path):
@@ -54,7 +56,8 @@ def test_leaderboard_is_reproducible_byte_for_byte(runs, tmp_path):
     build_leaderboard([runs / "b" / "report.json", runs / "a"], tmp_path / "two")
     for name in ("leaderboard.json", "leaderboard.csv", "leaderboard.md"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
-    assert [r["candidate"] for r in board["ranked"]] == ["oracle", "shortcut", "noop"]
+    # the shortcut earns nothing above the noop on the starter suite: a tie at 0, broken by name
+    assert [r["candidate"] for r in board["ranked"]] == ["oracle", "noop", "shortcut"]
     assert board["reports"][0]["manifest"]["missing"] == 0 and board["reports"][0]["manifest"]["checked"] > 30
     md = (tmp_path / "one" / "leaderboard.md").read_text()
     assert "| 1 | oracle |" in md and "[" in md
@@ -70,6 +73,9 @@ def test_leaderboard_refuses_tampered_or_unlike_reports(runs, tmp_path, mini_sui
     run_suite(mini_suite, RunConfig(candidates=("oracle",)), tmp_path / "mini")
     with pytest.raises(CallbenchError, match="suite differs"):
         build_leaderboard([runs / "a", tmp_path / "mini"], tmp_path / "y")
+    run_suite(load_suite("starter"), RunConfig(candidates=("noop",), seed=1, scoring="reference"), tmp_path / "ref")
+    with pytest.raises(CallbenchError, match="scoring differs: guards, reference"):
+        build_leaderboard([runs / "a", tmp_path / "ref"], tmp_path / "w")
     board = build_leaderboard([runs / "a", tmp_path / "mini"], tmp_path / "z", force=True)
     assert board["mixed"] and "Mixed comparison (forced)" in (tmp_path / "z" / "leaderboard.md").read_text()
     assert (tmp_path / "z" / "leaderboard.csv").read_text().startswith("# MIXED")

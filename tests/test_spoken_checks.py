@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from callbench.candidates import OracleCandidate
-from callbench.callers import LineCaller
+from callbench.callers import ScriptedCaller
 from callbench.grading.spoken_checks import SpokenChecks
 from callbench.runs import Attempt, run_attempt
 from callbench.suite_check import load_suite
@@ -17,8 +17,10 @@ def starter():
 
 
 def oracle_trace(suite, sid):
+    """The oracle against the scripted caller: windows hang on its plan steps and on actions ordered after them."""
     sc = suite.scenarios[sid]
-    return asyncio.run(run_attempt(suite, Attempt("oracle", sid, 0), 0, candidate=OracleCandidate(sc), caller=LineCaller()))
+    caller = ScriptedCaller(sc, suite.manifest.defaults.caller_phrases[sc.language], suite.manifest.defaults.followable_words)
+    return asyncio.run(run_attempt(suite, Attempt("oracle", sid, 0), 0, candidate=OracleCandidate(sc), caller=caller))
 
 
 def verdicts(suite, sid, trace):

@@ -39,7 +39,8 @@ def caller_responder(scenario, phrases):
         m = re.search(r"The next step you may express: ([^\s]+)\.", system)
         if m:
             step = plan[m.group(1)]
-            if any(find_cue(c, heard) for c in step.cue):
+            opening = not step.cue and step is scenario.caller.plan[0]  # answers the greeting question
+            if opening or any(find_cue(c, heard) for c in step.cue):
                 return json.dumps({"say": resolve(step.say, scope), "step": step.id, "done": False}, ensure_ascii=False)
         elif any(find_cue(c, heard) for c in phrases.goodbye):
             return json.dumps({"say": phrases.closing, "step": None, "done": True}, ensure_ascii=False)

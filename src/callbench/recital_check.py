@@ -4,7 +4,7 @@ A candidate is given its instructions and tool descriptions, so anything printed
 * a spoken check whose value is printed there (a worked example that uses the caller's own bill total) is
   met by reading the example aloud: an error;
 * a phrase check whose term is printed there: an error;
-* plan-step cues that are all words of the instructions let a script walk the caller's plan by asking
+* plan steps each with a cue printed in the instructions let a script walk the caller's plan by asking
   about each of their sentences: a warning naming the steps a recital reaches;
 * a cue that answers for two steps makes a natural question confuse the scripted caller: a warning.
 
@@ -63,13 +63,13 @@ def recital_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
                                                           f"or tool descriptions: reading them aloud would earn it")
         walkable = []
         for step in sc.caller.plan[1:]:
-            if not step.cue or not all(find_cue(c, printed) for c in step.cue):
+            if not any(find_cue(c, printed) for c in step.cue):  # one printed cue is enough to fire the step
                 break
             walkable.append(step.id)
         if len(walkable) >= 3 or (walkable and len(walkable) == len(sc.caller.plan) - 1):
             add(("caller", "plan"), f"steps {walkable} can be walked by asking about words of the instructions "
-                                    f"(every cue of each is printed there): give a step a cue only a real answer to "
-                                    f"this caller would use", "warning")
+                                    f"(each has a cue printed there): give a step only cues a real answer to this "
+                                    f"caller would use", "warning")
         for i, step in enumerate(sc.caller.plan):
             for k, cue in enumerate(step.cue):
                 for other in sc.caller.plan[i + 1:]:

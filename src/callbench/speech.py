@@ -33,8 +33,24 @@ def word_count(text: str) -> int:
     return sum(1 for _ in words(text))
 
 
+ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "st", "no", "vs", "jr", "sr", "prof", "mt", "ft", "approx", "etc", "a.m", "p.m",
+                 "e.g", "i.e", "ave", "rd", "apt", "dept"}
+"""Words whose full stop does not end a sentence ("with Dr. Lindqvist?")."""
+
+
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in SENTENCE_END.split(text.strip()) if s and s.strip()]
+    parts: list[str] = []
+    start = 0
+    text = text.strip()
+    for m in SENTENCE_END.finditer(text):
+        before = text[start:m.start()]
+        last = before.rsplit(None, 1)[-1] if before.split() else ""
+        if last.endswith(".") and last[:-1].casefold().lstrip("(\"'") in ABBREVIATIONS:
+            continue  # an abbreviation, not the end of the sentence
+        parts.append(before)
+        start = m.end()
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p and p.strip()]
 
 
 def is_ask(sentence: str, language: str) -> bool:

@@ -63,7 +63,10 @@ class ScriptedCaller:
         if position < len(self.plan):
             pending = self.plan[position:]
             asked = [s for s in pending if ask is not None and _cued(s, ask, first=s is self.plan[0])]
-            if len({tuple(sorted(s.cue)) for s in asked}) > 1:  # two different things asked at once
+            # two different things asked at once confuse; a cue-less opening step is not one of them (a caller
+            # asked "could I have your account number?" first says why they are calling)
+            named = [s for s in asked if s.cue]
+            if len({tuple(sorted(s.cue)) for s in named}) > 1:
                 return self._lost(confused=True)
             if asked and asked[0] is pending[0]:
                 self.idle_turns = 0

@@ -31,7 +31,7 @@ from .base import CandidateView
 from .phrases import phrases
 from .spray_words import GENERIC_ASKS, REFUSALS, evidence_values, rank
 
-VERIFY_NAMES = ("verif", "authenticat", "identif", "validate_caller", "check_identity", "security")
+VERIFY_NAMES = ("verif", "authenticat", "identif", "validate_caller", "check_identity", "security_check", "passcode_check")
 FAILED_WORDS = ("refused", "error", "not_found", "not_verified", "locked", "rejected", "mismatch", "failed",
                 "denied", "invalid", "unsupported", "not_eligible")
 LOOKUPS = ("get", "list", "lookup", "find", "search", "check", "fetch", "view", "read", "show")
@@ -72,6 +72,8 @@ class SprayCandidate:
         self.mode = "recital"
         """recital: everything at once; questions: one short question a turn, once a caller would not follow"""
         self.asked = 0
+        self.said: set[str] = set()
+        """questions built from this call (read-backs, echoes) already asked"""
 
     # --- the turn ---------------------------------------------------------------------------------
     async def step(self, view: CandidateView) -> CandidateStep:
@@ -245,16 +247,20 @@ class SprayCandidate:
         return self._recital(view, caller) if self.mode == "recital" else self._question(view, caller)
 
     def _question(self, view: CandidateView, caller: list[str]) -> str:
-        """One short question a turn from a fixed order (identity, consent, each tool's arguments, anything
-        else, refusals, generic asks), after a short read-back of the latest result once verified."""
-        questions = _question_list(view)
-        q = questions[self.asked % len(questions)]
-        self.asked += 1
-        lead = ""
-        if self.verified or not any(_is_verifier(t) for t in view.tools):
-            back = _readback(view)
-            lead = " ".join(back[-1].split()[:30]) if back else ""
-        return f"{lead} {q}".strip()
+        """One short question a turn. First the ones built from this call, which a scenario's cues may well be made
+        of: each field of the latest tool results read back as a question ("The balance is 684.9, is that
+        right?"), then the caller's own words echoed ("You mentioned SoundHub Online?"); then a fixed order
+        (identity, each action by name, consent, anything else, arguments, refusals, generic asks)."""
+        identity = [] if self.verified else [q for q in _question_list(view, identity_only=True) if q not in self.said]
+        fresh = identity + [q for q in _echoes(view, caller, self.verified) if q not in self.said]
+        static = _question_list(view)
+        if fresh:
+            q = fresh[0]
+            self.said.add(q)
+        else:
+            q = static[self.asked % len(static)]
+            self.asked += 1
+        return q
 
     def _recital(self, view: CandidateView, caller: list[str]) -> str:
         """Everything a listening script might fire on: questions, the instructions' words, refusals, results."""
@@ -288,7 +294,35 @@ def _lost(reply: str) -> bool:
     return len(low.split()) <= 14 and not re.search(r"\d", low) and any(w in low for w in LOST_WORDS)
 
 
-def _question_list(view: CandidateView) -> list[str]:
+def _echoes(view: CandidateView, caller: list[str], verified: bool) -> list[str]:
+    """Questions made of what this call said: result fields once verified (or with no verifier), newest result
+    first, then the caller's latest words (names, figures and their nouns)."""
+    out: list[str] = []
+    if verified or not any(_is_verifier(t) for t in view.tools):
+        results = []
+        for m in view.messages:
+            if m.role == "tool" and m.text:
+                try:
+                    result = json.loads(m.text)
+                except json.JSONDecodeError:
+                    continue
+                if not _failed(result):
+                    results.append(result)
+        for result in reversed(results[-2:]):
+            for key, value in _scalars(result):
+                if key in ("status", "message") or isinstance(value, bool):
+                    continue
+                out.append(f"The {key.replace('_', ' ')} is {value}, is that right?")
+    substantive = [c for c in caller if not _lost(c)]
+    if substantive:
+        latest = substantive[-1]
+        phrases_ = re.findall(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*|\d[\d,.]*(?: \w+)?|\b\w{6,}\b", latest)
+        first_words = {w for w in re.findall(r"(?:^|[.?!]\s+)([A-Z][\w'-]*)", latest)}  # capitalised only to open a sentence
+        out += [f"You mentioned {p}?" for p in dict.fromkeys(phrases_) if len(p) > 2 and p not in first_words][:6]
+    return out[:12]
+
+
+def _question_list(view: CandidateView, identity_only: bool = False) -> list[str]:
     """The order a script would ask in: identity one detail at a time, then each action offered by name, consent,
     anything else, each tool's other arguments, refusals, and generic questions."""
     lang = view.language.split("-")[0]
@@ -304,6 +338,8 @@ def _question_list(view: CandidateView) -> list[str]:
                 for t in tools for name in t.parameters.get("required", []) or []]
 
     out = params(verifiers)
+    if identity_only:
+        return out
     out += [f"Would you like me to {topic(t)}?" for t in writes]
     out += ["Shall I go ahead?", "Is there anything else I can help you with?"]
     out += params(others)

@@ -101,6 +101,8 @@ def evidence_values(view: CandidateView) -> dict[str, Any]:
     words = [w for w in re.findall(r"[a-z]+", fold(joined)) if len(w) > 2]
     ev["codes"] = _uniq(["_".join(words[i:i + 2]) for i in range(len(words) - 1)] + words)[:200]
     names = NAME.findall(joined)
+    # a surname alone ("it's under Okafor"): every capitalised word that does not open a sentence
+    names += [w for w in re.findall(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z'-]{2,})\b", joined) if w not in names]
     ev.update(ids=_uniq(ids + [d for d in digits if len(d) >= 5]), digits=_uniq(digits + tails), numbers=_uniq(numbers),
               dates=_uniq(dates), times=_uniq(times), names=_uniq(names), emails=_uniq(EMAIL.findall(joined)))
     return ev

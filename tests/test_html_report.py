@@ -299,16 +299,17 @@ def test_same_run_gives_byte_identical_pages(run_dir, tmp_path):
 
 
 def test_page_is_several_times_smaller_than_its_raw_data(tmp_path):
-    """The built-in starter suite with the baselines (64 distinct calls, offline): the whole page against the compact
+    """The built-in starter suite with three baselines (48 distinct calls, offline): the whole page against the compact
     JSON it carries. The two-call fixture above is too small for this (its tables, style and script outweigh its data).
     The run goes in a worker thread: a module's Playwright may be holding this thread's event loop."""
     from callbench.suite_check import check_suite
 
     with ThreadPoolExecutor(1) as pool:
-        pool.submit(run_suite, check_suite("starter").suite, RunConfig(seed=0), tmp_path / "run").result()
+        pool.submit(run_suite, check_suite("starter").suite, RunConfig(candidates=("oracle", "noop", "shortcut"), seed=0),
+                    tmp_path / "run").result()
     page = render_html(tmp_path / "run", tmp_path / "starter.html")
     raw = json.dumps(expected_data(tmp_path / "run"), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    assert len(decode_block(page.read_text())["calls"]) == 64
+    assert len(decode_block(page.read_text())["calls"]) == 48
     assert 3 * page.stat().st_size <= len(raw), (page.stat().st_size, len(raw))  # 4.3x measured: tables, style
     assert 8 * len(block_text(page.read_text())) <= len(raw)  # and script are ~90 KB of it; the block alone: ~9x
 

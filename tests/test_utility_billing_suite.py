@@ -8,6 +8,7 @@ import pytest
 
 from callbench.runs import RunConfig, run_suite
 from callbench.suite_check import check_suite
+from tests.bounds import assert_no_script_earns
 
 REQUESTS = re.compile(r"^requests-([0-9]+)$")
 
@@ -32,7 +33,7 @@ def test_shape(result):
         tags = [m for t in sc.tags if (m := REQUESTS.match(t))]
         assert len(tags) == 1 and 2 <= int(tags[0].group(1)) <= 4, sc.id
         counts[int(tags[0].group(1))] += 1
-        assert all(step.say and step.cue for step in sc.caller.plan), sc.id
+        assert all(step.say and (step.cue or i == 0) for i, step in enumerate(sc.caller.plan)), sc.id
         assert sc.expected_state is not None or sc.expected_changes is not None, sc.id
     assert set(counts) == {2, 3, 4}
     assert sum(sc.refusal is not None for sc in suite.scenarios.values()) >= 2
@@ -58,14 +59,16 @@ def test_casting(result):
     assert not any(word.lower().startswith("thank") for word in goodbye)
 
 
-def test_oracle_passes_noop_floor_shortcut_near_noop(result):
+def test_oracle_scores_100_and_no_script_earns_anything(result):
     suite, run = result
-    cands = run.report["candidates"]
-    assert all(r["task"] == 100.0 for r in cands["oracle"]["per_scenario"].values())
-    assert cands["oracle"]["scenarios_passed"] == len(suite.scenarios)
-    assert all(r["task"] < 25 for r in cands["noop"]["per_scenario"].values())
-    assert cands["shortcut"]["task"] <= cands["noop"]["task"] + 15
-    assert cands["shortcut"]["scenarios_passed"] == 0 and cands["noop"]["scenarios_passed"] == 0
+    assert_no_script_earns(run.report, len(suite.scenarios))
+
+
+def test_the_verification_locks_after_three_attempts(result):
+    suite, _ = result
+    agent = next(iter(suite.agents.values())).definition
+    assert agent.state_tools["verify_customer"].lock_after == 3
+    assert any("lockout" in sc.tags and sc.refusal is not None for sc in suite.scenarios.values())
 
 
 def test_every_call_is_cast_the_same_for_every_candidate(result):
@@ -76,9 +79,9 @@ def test_every_call_is_cast_the_same_for_every_candidate(result):
         assert card.conditions.get("background") in {"clean", "street", "cafe", "tv"}, card.trace_id
         by_call[(card.scenario_id, card.repeat)][card.candidate] = card.conditions
     for call, conditions in by_call.items():
-        assert set(conditions) == {"oracle", "noop", "shortcut"}, call
+        assert set(conditions) == {"oracle", "noop", "shortcut", "spray"}, call
         assert len({tuple(sorted(c.items())) for c in conditions.values()}) == 1, call
     slices = run.report["slices"]
-    for cand in ("oracle", "noop", "shortcut"):
+    for cand in ("oracle", "noop", "shortcut", "spray"):
         assert set(slices["persona"][cand]) == {"calm", "angry"}
         assert len(slices["background"][cand]) >= 2

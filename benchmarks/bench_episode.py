@@ -29,7 +29,7 @@ from _results import RESULTS, save  # noqa: E402
 def measure(suite_id: str, repeats: int) -> dict:
     suite = load_suite(suite_id)
     rows = {}
-    for candidate in ("oracle", "noop", "shortcut"):
+    for candidate in ("oracle", "noop", "shortcut", "spray"):
         attempts = [Attempt(candidate, s, r) for s in suite.scenarios for r in range(repeats)]
         traces = []
         c0 = time.process_time()

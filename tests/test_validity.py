@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -18,25 +17,11 @@ from callbench.grading.scorecard import score_trace
 from callbench.runs import Attempt, run_attempt
 from callbench.spec import ExpectedAction, PhraseCheck
 from callbench.spec.scenario import SpokenCheck
-from callbench.suite_check import check_suite, load_suite
+from callbench.suite_check import check_suite
 from tests.conftest import FIXTURES
+from tests.test_state_grading import ASKED, CANCEL, CASE, END, VERIFY, VERIFY_SHIPPED, S, suite
 
 STATE_MINI = FIXTURES / "state-mini"
-VERIFY = call("verify_identity", order_id="A-1042", postcode="SW1A 1AA")
-VERIFY_SHIPPED = call("verify_identity", order_id="A-0999", postcode="E1 6AN")
-CANCEL = call("cancel_order", order_id="A-1042", reason="changed_mind")
-CASE = call("create_case", order_id="A-1042", kind="refund")
-END = call("end_call", reason="resolved")
-ASKED = ["I want to cancel order A-0999, postcode E1 6AN."]
-
-
-@lru_cache(maxsize=1)
-def suite():
-    return load_suite(STATE_MINI)
-
-
-def S(speech: str | None = None, *calls) -> CandidateStep:
-    return CandidateStep(speech=speech, tool_calls=tuple(calls))
 
 
 def card_of(scenario_id: str, *steps: CandidateStep, lines: list[str] | None = None, scenario=None, caller=None):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from .text import find_cue, fold, words
+from .text import find_cue, fold
+from .text import word_count as _word_count
 
 SENTENCE_END = re.compile(r"(?<=[.?!।॥？！])\s+|\n+")
 ASK_MARKERS = {
@@ -30,7 +31,7 @@ SHORT_TAIL = 4
 
 
 def word_count(text: str) -> int:
-    return sum(1 for _ in words(text))
+    return _word_count(text)
 
 
 ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "st", "no", "vs", "jr", "sr", "prof", "mt", "ft", "approx", "etc", "a.m", "p.m",

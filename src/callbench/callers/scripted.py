@@ -16,9 +16,9 @@ A scenario without lines and cues cannot use it.
 from __future__ import annotations
 
 from ..call.types import CallerUtterance
-from ..spec import CallerPhrases, PlanStep, Scenario, TemplateError, make_scope, resolve
+from ..spec import CallerPhrases, Scenario, TemplateError, make_scope, resolve
 from ..speech import closing_ask, followable
-from ..text import find_cue
+from ..text import cue_finder, find_cue, fold
 from .base import CallerView
 
 PATIENCE = {"low": 2, "medium": 3, "high": 4}
@@ -47,6 +47,7 @@ class ScriptedCaller:
         self.patience = PATIENCE[scenario.caller.persona.patience]
         self.scope = make_scope(scenario.caller.knows, {})
         self.idle_turns = 0
+        self.cued = {s.id: cue_finder(s.cue) for s in self.plan}
 
     def _line(self, text: str) -> str:
         try:
@@ -62,7 +63,8 @@ class ScriptedCaller:
         ask = closing_ask(heard, self.language)
         if position < len(self.plan):
             pending = self.plan[position:]
-            asked = [s for s in pending if ask is not None and _cued(s, ask, first=s is self.plan[0])]
+            folded = fold(ask) if ask is not None else ""
+            asked = [s for s in pending if ask is not None and (self.cued[s.id](folded) if s.cue else s is self.plan[0])]
             # two different things asked at once confuse; a cue-less opening step is not one of them (a caller
             # asked "could I have your account number?" first says why they are calling)
             named = [s for s in asked if s.cue]
@@ -84,8 +86,3 @@ class ScriptedCaller:
         lines = (self.phrases.confused or self.phrases.idle) if confused else self.phrases.idle
         return CallerUtterance(text=lines[(self.idle_turns - 1) % len(lines)])
 
-
-def _cued(step: PlanStep, ask: str, first: bool) -> bool:
-    if not step.cue:
-        return first  # the opening step without cues answers whatever question opens the call
-    return any(find_cue(c, ask) for c in step.cue)

@@ -4,14 +4,21 @@
 a user probing a benchmark for cheap points does, using only the candidate's
 view (instructions, tools, call context, what the caller said, tool results):
 
-* every turn it recites cue words: generic questions, the words of its own
-  instructions and tool descriptions, refusal sentences naming every tool's
-  topic, and (once verified) every value its tools returned;
+* it greets with a question, then recites everything a listening script might
+  fire on: generic questions, its own instructions and tool descriptions,
+  refusal sentences naming every tool's topic and (once verified) every value
+  its tools returned; when the caller does not follow a recital it switches to
+  one short question a turn: identity details one at a time, then each result
+  field read back as a question, the caller's own words echoed, each action
+  offered by name, consent, "anything else", refusals and generic questions;
 * it brute-forces the verification tool with every combination of the
-  identifiers, digits, names and dates it heard;
-* it calls every other tool with every identifier it heard, trying enum values
-  and amounts until the backend accepts, and ends the call through every
-  call-ending tool it has.
+  identifiers, digits, names and dates it heard, and when a refusal names the
+  wrong argument it keeps the others and tries that one's next value;
+* it calls every other tool with every identifier it heard or can synthesise
+  (a heard id's tail on the parameter's stem, the caller's words joined into
+  codes), amounts the caller just said, enum values it heard or was told,
+  look-ups first and tools described as not always available last, one at a
+  time; and it ends through the call-ending tool the caller asked for.
 
 A suite is sound when this script stays near the no-op floor. The gameability
 figure of a suite is max(shortcut, spray) - noop on the task pillar.
@@ -29,7 +36,7 @@ from ..spec import ToolSpec
 from ..text import fold
 from .base import CandidateView
 from .phrases import phrases
-from .spray_words import GENERIC_ASKS, REFUSALS, evidence_values, rank
+from .spray_words import GENERIC_ASKS, REFUSALS, evidence_values, rank, tool_results
 
 VERIFY_NAMES = ("verif", "authenticat", "identif", "validate_caller", "check_identity", "security_check", "passcode_check")
 FAILED_WORDS = ("refused", "error", "not_found", "not_verified", "locked", "rejected", "mismatch", "failed",
@@ -112,16 +119,13 @@ class SprayCandidate:
 
     def _learn(self, view: CandidateView) -> None:
         calls = {c.id: c for m in view.messages if m.role == "candidate" for c in m.tool_calls}
+        heard_by = {}  # tool message -> caller messages heard before it
         heard = 0
         for m in view.messages:
-            if m.role == "caller":
-                heard += 1
-            if m.role != "tool" or not m.text:
-                continue
-            try:
-                result = json.loads(m.text)
-            except json.JSONDecodeError:
-                continue
+            heard += m.role == "caller"
+            heard_by[id(m)] = heard
+        for m, result in tool_results(view):
+            heard = heard_by[id(m)]
             call = calls.get(m.tool_call_id)
             if call is not None and isinstance(result, dict) and result.get("reason") == "unsupported":
                 self.dead.add(call.name)
@@ -299,15 +303,7 @@ def _echoes(view: CandidateView, caller: list[str], verified: bool) -> list[str]
     first, then the caller's latest words (names, figures and their nouns)."""
     out: list[str] = []
     if verified or not any(_is_verifier(t) for t in view.tools):
-        results = []
-        for m in view.messages:
-            if m.role == "tool" and m.text:
-                try:
-                    result = json.loads(m.text)
-                except json.JSONDecodeError:
-                    continue
-                if not _failed(result):
-                    results.append(result)
+        results = [r for _, r in tool_results(view) if not _failed(r)]
         for result in reversed(results[-2:]):
             for key, value in _scalars(result):
                 if key in ("status", "message") or isinstance(value, bool):
@@ -413,13 +409,7 @@ def _lockout_near(view: CandidateView, tool: ToolSpec) -> bool:
 
 def _readback(view: CandidateView) -> list[str]:
     lines = []
-    for m in view.messages:
-        if m.role != "tool" or not m.text:
-            continue
-        try:
-            result = json.loads(m.text)
-        except json.JSONDecodeError:
-            continue
+    for _, result in tool_results(view):
         if _failed(result):
             continue
         lines.append(" ".join(f"{k.replace('_', ' ')} {v}." for k, v in _scalars(result)))

@@ -45,6 +45,16 @@ NAME = re.compile(r"\b([A-Z][a-z]+(?:\s[A-Z][a-z'-]+)+)\b")
 ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 
 
+def tool_results(view: CandidateView):
+    """(message, parsed result) for every tool result in the view that is JSON."""
+    for m in view.messages:
+        if m.role == "tool" and m.text:
+            try:
+                yield m, json.loads(m.text)
+            except json.JSONDecodeError:
+                continue
+
+
 def evidence_values(view: CandidateView) -> dict[str, Any]:
     """Every value a script can take from the conversation, by category, most recent first."""
     from ..grading.spoken import find_values
@@ -52,15 +62,10 @@ def evidence_values(view: CandidateView) -> dict[str, Any]:
     caller = [m.text or "" for m in view.messages if m.role == "caller"]
     joined = " ".join(caller)
     ev: dict[str, Any] = {"context": dict(view.call_context), "fields": {}, "text": fold(joined)}
-    for m in view.messages:
-        if m.role == "tool" and m.text:
-            try:
-                result = json.loads(m.text)
-            except json.JSONDecodeError:
-                continue
-            status = str(result.get("status", "")) if isinstance(result, dict) else ""
-            if status not in ("refused", "error", "not_found"):  # an error's fields are not data
-                _collect(result, ev["fields"])
+    for _, result in tool_results(view):
+        status = str(result.get("status", "")) if isinstance(result, dict) else ""
+        if status not in ("refused", "error", "not_found"):  # an error's fields are not data
+            _collect(result, ev["fields"])
     texts = list(reversed(caller))
     # a pause can split an identifier: each pair of consecutive fragments is also read as one
     texts += [a + b for a, b in zip(caller, caller[1:])]

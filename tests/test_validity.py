@@ -241,3 +241,16 @@ def test_gameability_is_measured_and_reported(tmp_path):
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     assert report["scoring"]["mode"] == "guards" and report["gameability"]["figure"] == found["figure"]
     assert "completion_at_cutoff" in report["candidates"]["noop"]
+
+
+def test_a_dump_of_figures_is_not_speech_a_caller_follows():
+    from callbench.speech import figure_count, followable
+
+    dump = "Could you confirm: " + ", ".join(f"{n}.50" for n in range(13)) + "?"
+    assert figure_count(dump) == 13 and not followable(dump, 80, 12) and followable(dump, 80, None)
+    readout = "Last night, £89.00 at GameVault at 02:07 and £249.99 at ElectroHub at 01:52. Which don't you recognise?"
+    assert figure_count(readout) == 4 and followable(readout, 80, 12)
+    scenario = _with_check(SpokenCheck(id="total_after_verify", kind="amount", value=84.5, after="verify"))
+    dumped = S("Your figures: £84.50, " + ", ".join(f"{n} pounds" for n in range(1, 13)) + ".", CANCEL)
+    card, _ = card_of("cancel-order", GOOD[0], dumped, *GOOD[2:], scenario=scenario)
+    assert items(card)["total_after_verify"].r == 0.0

@@ -53,7 +53,8 @@ def _caller_for(suite: Suite, scenario):
 
     try:
         return ScriptedCaller(scenario, suite.manifest.defaults.caller_phrases.get(scenario.language),
-                              suite.manifest.defaults.followable_words)
+                              suite.manifest.defaults.followable_words,
+                              suite.manifest.defaults.followable_figures)
     except ScriptedCallerUnavailable:
         return LineCaller()
 

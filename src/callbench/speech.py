@@ -75,8 +75,18 @@ def closing_ask(turn: str, language: str) -> str | None:
     return None
 
 
-def followable(turn: str, limit: int) -> bool:
-    return word_count(turn) <= limit
+FIGURE = re.compile(r"\d+(?:[.,:/-]\d+)*")
+"""A figure written in digits: 249.99, 02:07, 2026-11-24 and 6023 are one each."""
+
+
+def figure_count(text: str) -> int:
+    return sum(1 for _ in FIGURE.finditer(text))
+
+
+def followable(turn: str, limit: int, figures: int | None = None) -> bool:
+    """No longer than `limit` words and, when `figures` is given, holding no more than that many figures: a
+    person follows a few amounts read out, not a dump of every value a tool returned."""
+    return word_count(turn) <= limit and (figures is None or figure_count(turn) <= figures)
 
 
 def same_sentence(text: str, first: list[str], second: list[str]) -> str | None:
@@ -87,4 +97,5 @@ def same_sentence(text: str, first: list[str], second: list[str]) -> str | None:
     return None
 
 
-__all__ = ["ASK_MARKERS", "closing_ask", "followable", "fold", "is_ask", "same_sentence", "sentences", "word_count"]
+__all__ = ["ASK_MARKERS", "closing_ask", "figure_count", "fold", "followable", "is_ask", "same_sentence", "sentences",
+           "word_count"]

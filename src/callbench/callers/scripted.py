@@ -4,7 +4,8 @@ It advances its plan one step at a time, and only when the agent's turn ends by 
 cue word inside the question or request that closes the turn (the first step may fire on any question
 that ends the agent's opening turn, such as "how can I help?"). It then speaks that step's authored line.
 
-It listens as a person on the phone does. A turn longer than the suite's `followable_words`, or one whose
+It listens as a person on the phone does. A turn longer than the suite's `followable_words` (or holding more
+figures than `followable_figures`), or one whose
 closing ask names two or more of its pending steps at once (steps with the same cues, such as repeated "anything
 else?" turns, are one kind of question and are answered in order), confuses it: it says a confusion line, and
 that costs patience like an idle turn. When nothing fires it says a neutral idle line; after as many idle
@@ -34,7 +35,7 @@ class ScriptedCaller:
     name = "scripted"
 
     def __init__(self, scenario: Scenario, phrases: CallerPhrases | None,
-                 followable_words: int = DEFAULT_FOLLOWABLE_WORDS):
+                 followable_words: int = DEFAULT_FOLLOWABLE_WORDS, followable_figures: int | None = None):
         missing = [s.id for i, s in enumerate(scenario.caller.plan) if not s.say or (not s.cue and i > 0)]
         if missing:
             raise ScriptedCallerUnavailable(f"scenario '{scenario.id}': plan steps {missing} lack a 'say' line or cues")
@@ -43,7 +44,7 @@ class ScriptedCaller:
         self.plan = scenario.caller.plan
         self.language = scenario.language
         self.phrases = phrases
-        self.limit = followable_words
+        self.limit, self.figures = followable_words, followable_figures
         self.patience = PATIENCE[scenario.caller.persona.patience]
         self.scope = make_scope(scenario.caller.knows, {})
         self.idle_turns = 0
@@ -58,7 +59,7 @@ class ScriptedCaller:
     async def respond(self, view: CallerView) -> CallerUtterance:
         heard = view.agent_speech_since_last_turn()
         position = len(view.expressed)
-        if not followable(heard, self.limit):
+        if not followable(heard, self.limit, self.figures):
             return self._lost(confused=True)
         ask = closing_ask(heard, self.language)
         if position < len(self.plan):

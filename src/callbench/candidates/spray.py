@@ -304,7 +304,11 @@ def _echoes(view: CandidateView, caller: list[str], verified: bool) -> list[str]
     out: list[str] = []
     if verified or not any(_is_verifier(t) for t in view.tools):
         results = [r for _, r in tool_results(view) if not _failed(r)]
-        for result in reversed(results[-2:]):
+        for result in reversed(results[-2:]):  # the whole result read back in one question, then field by field
+            values = [str(v) for k, v in _scalars(result) if k not in ("status", "message") and not isinstance(v, bool)]
+            packed = " ".join(", ".join(values).split()[:60])
+            if values:
+                out.append(f"Could you confirm these for me: {packed}?")
             for key, value in _scalars(result):
                 if key in ("status", "message") or isinstance(value, bool):
                     continue

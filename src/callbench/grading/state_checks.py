@@ -24,7 +24,7 @@ from ..spec.state import ExpectedWrite, get_path, path_matches
 from ..speech import same_sentence
 from ..text import fold
 from .base import ItemVerdict
-from .windows import DEFAULT_FOLLOWABLE_WORDS, anchor_span, limit_of, unfollowable
+from .windows import DEFAULT_FOLLOWABLE_FIGURES, DEFAULT_FOLLOWABLE_WORDS, anchor_span, limit_of, unfollowable
 from .spoken_stated import spelled_identifier
 
 FAILED = ("refused", "error", "not_found")
@@ -192,7 +192,8 @@ def verification_index(trace: Trace, gates) -> int | None:
     return None
 
 
-def explicit_refusal(trace: Trace, scenario: Scenario, scope, limit: int = DEFAULT_FOLLOWABLE_WORDS
+def explicit_refusal(trace: Trace, scenario: Scenario, scope,
+                     limit: tuple[int, int | None] = (DEFAULT_FOLLOWABLE_WORDS, DEFAULT_FOLLOWABLE_FIGURES)
                      ) -> tuple[bool, int | None, str]:
     """(found, message index, description). A refusal is a cue and a topic word in the same sentence, in an
     agent turn a caller could follow, after the caller first spoke and after `after` (an action's result or
@@ -224,7 +225,7 @@ def explicit_refusal(trace: Trace, scenario: Scenario, scope, limit: int = DEFAU
     wanted = []
     if cues:
         wanted.append("a sentence with one of " + ", ".join(repr(c) for c in cues)
-                      + f" and a topic word ({', '.join(spec.topic)}) in a turn of at most {limit} words")
+                      + f" and a topic word ({', '.join(spec.topic)}) in a turn of at most {limit[0]} words")
     if spec.tool:
         wanted.append(f"an accepted call to {spec.tool}")
     return False, None, " or ".join(wanted) + f" after #{start} not found"

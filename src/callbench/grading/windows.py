@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from ..call.trace import Trace
 from ..spec import Scenario, SuiteManifest
-from ..speech import word_count
+from ..speech import followable
 
 DEFAULT_FOLLOWABLE_WORDS = 80
+DEFAULT_FOLLOWABLE_FIGURES = 12
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,11 @@ class Bounds:
         return f"messages {'start' if self.lo is None else self.lo}-{'end' if self.hi is None else self.hi}"
 
 
-def limit_of(suite: SuiteManifest | None) -> int:
-    return suite.defaults.followable_words if suite is not None else DEFAULT_FOLLOWABLE_WORDS
+def limit_of(suite: SuiteManifest | None) -> tuple[int, int | None]:
+    """(words, figures) an agent turn may hold and still count as heard."""
+    if suite is None:
+        return DEFAULT_FOLLOWABLE_WORDS, DEFAULT_FOLLOWABLE_FIGURES
+    return suite.defaults.followable_words, suite.defaults.followable_figures
 
 
 def anchor_span(trace: Trace, scenario: Scenario, anchor: str) -> Span | None:
@@ -77,15 +81,16 @@ def bounds(trace: Trace, scenario: Scenario, after: str | None, before: str | No
     return Bounds(lo, hi)
 
 
-def unfollowable(trace: Trace, limit: int) -> set[int]:
-    """Candidate messages in an agent turn longer than `limit` words: no caller could follow that turn, so
-    nothing in it counts as having been told to the caller."""
+def unfollowable(trace: Trace, limit: tuple[int, int | None]) -> set[int]:
+    """Candidate messages in an agent turn longer than `limit` words (or holding more figures than it allows): no
+    caller could follow that turn, so nothing in it counts as having been told to the caller."""
+    words, figures = limit
     by_turn: dict[int, list] = {}
     for m in trace.messages:
         if m.role == "candidate" and m.text:
             by_turn.setdefault(m.turn, []).append(m)
     out: set[int] = set()
     for messages in by_turn.values():
-        if sum(word_count(m.text) for m in messages) > limit:
+        if not followable(" ".join(m.text for m in messages), words, figures):
             out.update(m.index for m in messages)
     return out

@@ -135,7 +135,8 @@ class Cast:
 def make_caller(kind: str, scenario: Scenario, suite: Suite, cast: Cast | None = None) -> Caller:
     if kind == "scripted":
         return ScriptedCaller(scenario, suite.manifest.defaults.caller_phrases.get(scenario.language),
-                              suite.manifest.defaults.followable_words)
+                              suite.manifest.defaults.followable_words,
+                              suite.manifest.defaults.followable_figures)
     if kind == "lines":
         return LineCaller()
     from ..callers.llm import LLMCaller

@@ -40,6 +40,9 @@ class SuiteDefaults(SpecModel):
         default=80, ge=10, description="the longest agent turn a person follows on the phone (about half a minute of "
                                        "speech): a longer turn confuses the scripted caller and is no evidence for a "
                                        "spoken check, refusal or read-back")
+    followable_figures: int = Field(
+        default=12, ge=1, description="the most figures written in digits (249.99, 02:07, 2026-11-24) an agent turn may "
+                                      "hold and still be followed: a dump of every value a tool returned is not")
     caller_phrases: dict[str, CallerPhrases] = Field(default_factory=dict)
 
 

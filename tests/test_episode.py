@@ -1,4 +1,4 @@
-"""The episode contract of DESIGN.md section 5, checked with fakes on both ends of the call."""
+"""The episode contract (the candidate speaks first, one plan step per caller turn, chained tools, how a call ends), checked with fakes on both ends of the call."""
 
 import asyncio
 import json

@@ -1,6 +1,6 @@
 """One episode: the turn loop of a whole simulated call, producing its trace.
 
-The contract (DESIGN.md section 5): the candidate speaks first; each round the
+The contract: the candidate speaks first; each round the
 caller advances at most one plan step and speaks, the channel renders it, and
 the candidate answers with speech and/or tool calls, chaining up to
 `max_tool_calls_per_turn` calls before the caller speaks again. The call ends

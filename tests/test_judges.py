@@ -95,3 +95,12 @@ def test_judges_skip_excluded_calls(mini_suite, trace):
     trace.outcome = "excluded"
     card, task_model, conv_model = score(mini_suite, trace, [verdict("met")], [ratings(5)])
     assert task_model.requests == [] and conv_model.requests == []
+
+
+def test_a_judge_reply_with_a_lone_surrogate_is_cleaned_and_the_scorecard_saves(mini_suite, trace):
+    reply = json.dumps({"verdicts": [{"id": "looked_up_first", "label": "met", "evidence": [2],
+                                      "rationale": "half an emoji \ud83d and \x1b[2J"}]})
+    card, _, _ = score(mini_suite, trace, [reply], [ratings(5)])
+    verdict_ = next(i for i in card.items if i.id == "looked_up_first")
+    assert verdict_.label == "met" and "\ufffd" in verdict_.detail and "\x1b" not in verdict_.detail
+    assert json.loads(card.model_dump_json())["trace_id"] == card.trace_id  # serialises as UTF-8 JSON

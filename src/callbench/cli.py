@@ -327,7 +327,10 @@ def export(
 
     if not (run_dir / "run.sqlite").exists():
         _fail(f"{run_dir}: no run store (run.sqlite)")
-    store = RunStore(run_dir / "run.sqlite")
+    try:
+        store = RunStore(run_dir / "run.sqlite", create=False)
+    except CallbenchError as exc:
+        _fail(str(exc))
     try:
         if jsonl:
             typer.echo(f"{store.export_jsonl(jsonl)} traces -> {jsonl}")
@@ -335,6 +338,8 @@ def export(
             typer.echo(f"{store.export_parquet(parquet)} rows -> {parquet}")
     except CallbenchError as exc:
         _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write the export: {exc.strerror or exc}")
     finally:
         store.close()
 

@@ -12,6 +12,29 @@ import unicodedata
 from collections.abc import Iterator
 
 
+_UNSAFE = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]")
+"""What outside text may not carry into a trace: lone UTF-16 surrogates (half an emoji; no JSON encoder can
+write them out as UTF-8), control characters other than tab and newlines (terminal escapes), and bidirectional
+embeddings, overrides and isolates (text that displays in another order than it reads)."""
+
+
+def clean(text: str) -> tuple[str, bool]:
+    """`text` with every unsafe character replaced by U+FFFD, and whether anything was replaced."""
+    cleaned, n = _UNSAFE.subn("\ufffd", text)
+    return cleaned, n > 0
+
+
+def clean_json(value):
+    """Every string in a parsed JSON value cleaned (a JSON "\\ud83d" escape decodes to a lone surrogate)."""
+    if isinstance(value, str):
+        return clean(value)[0]
+    if isinstance(value, dict):
+        return {clean_json(k): clean_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_json(v) for v in value]
+    return value
+
+
 def is_word_char(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "LMN"
 

@@ -11,6 +11,7 @@ that fails hands control back to the candidate.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 import time
@@ -20,13 +21,18 @@ from typing import Any
 from ..errors import EpisodeError, InfrastructureError, ModelError
 from ..spec import LoadedAgent, Scenario, evaluate
 from ..spec.matchers import MISSING, same_value
+from .admission import admit_step, admit_utterance
 from .channel import TextChannel
 from .trace import (CallerTurnRecord, EndRecord, Failure, Message, RoleUsage, SuiteRef, ToolCallRecord,
                     ToolEvent, Trace, WorldRecord)
 from .views import CallerView, CandidateView, check_utterance
-from .types import CandidateStep, ObservedMessage, PublicTurn, ToolCall, ToolOutcome, Usage
+from .types import ObservedMessage, PublicTurn, ToolCall, ToolOutcome, Usage
 
 CONCLUDING_MESSAGE = "concluding_message"
+
+
+class CandidateTimeout(ModelError):
+    """The candidate blew a deadline: its failure, scored, not the infrastructure's."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,10 @@ class EpisodeSetup:
     max_caller_turns: int = 30
     max_tool_calls_per_turn: int = 10
     conditions: dict[str, str] = field(default_factory=dict)
+    step_timeout_s: float | None = None
+    """the longest the candidate may take over one message (request, tool chain step); None: no limit"""
+    call_timeout_s: float | None = None
+    """the longest the candidate may take over the whole call, summed over its messages; None: no limit"""
 
 
 class _Episode:
@@ -60,6 +70,7 @@ class _Episode:
         self.expressed: list[str] = []
         self.turn = 0
         self.call_counter = 0
+        self.candidate_seconds = 0.0
         self.base_view = CandidateView(instructions=setup.agent.instructions, tools=tuple(agent.tools),
                                        language=agent.language, direction=agent.direction,
                                        call_context=dict(setup.scenario.call_context))
@@ -133,13 +144,14 @@ class _Episode:
             raise InfrastructureError(f"caller simulator failed: {type(exc).__name__}") from exc
         self.trace.timings.caller_seconds.append(time.perf_counter() - t0)
         self._usage("caller", utterance.usage)
+        utterance, sanitised = admit_utterance(utterance)
         check_utterance(view, utterance)
         self.expressed.extend(utterance.expressed_steps)
         self.public.append(PublicTurn("caller", utterance.text))
         fragments, events = self.channel.render(utterance.text, self.turn, utterance.expressed_steps)
         indices = []
         for fragment in fragments:
-            indices.append(self._message(role="caller", text=fragment).index)
+            indices.append(self._message(role="caller", text=fragment, sanitised=sanitised).index)
             self.observed.append(ObservedMessage(role="caller", text=fragment))
         self.trace.caller_turns.append(CallerTurnRecord(
             turn=self.turn, intended=utterance.text, observed=fragments, message_indices=indices,
@@ -154,20 +166,27 @@ class _Episode:
             view = self._view()
             t0 = time.perf_counter()
             try:
-                step: CandidateStep = await self.candidate.step(view)
+                step = await self._within_deadline(self.candidate.step(view))
             except EpisodeError:
                 raise
             except Exception as exc:  # an adapter bug must not pass for the model's behaviour, nor crash the sweep
                 raise InfrastructureError(f"candidate adapter failed: {type(exc).__name__}") from exc
-            self.trace.timings.candidate_seconds.append(time.perf_counter() - t0)
+            elapsed = time.perf_counter() - t0
+            self.candidate_seconds += elapsed
+            self.trace.timings.candidate_seconds.append(elapsed)
+            admitted = admit_step(step)  # whatever the candidate sent is its own: checked, cleaned, never a crash
+            step = admitted.step
+            self.trace.notes += admitted.notes
             self._usage("candidate", step.usage)
             calls = [c if c.id else ToolCall(c.name, c.arguments, self._next_call_id()) for c in step.tool_calls]
             if not step.speech and not calls:
                 if step.error:  # nothing usable came out: the failure is kept, the caller hears silence
-                    self._message(role="candidate", text=None, error=step.error, raw=step.raw)
+                    self._message(role="candidate", text=None, error=step.error, raw=step.raw,
+                                  sanitised=admitted.sanitised)
                 return False
             msg = self._message(role="candidate", text=step.speech or None, error=step.error, raw=step.raw,
-                                tool_calls=[ToolCallRecord(id=c.id, name=c.name, raw_arguments=c.arguments) for c in calls])
+                                tool_calls=[ToolCallRecord(id=c.id, name=c.name, raw_arguments=c.arguments) for c in calls],
+                                sanitised=admitted.sanitised)
             self.observed.append(ObservedMessage(role="candidate", text=step.speech or None, tool_calls=tuple(calls)))
             if step.speech:
                 self.public.append(PublicTurn("agent", step.speech))
@@ -188,6 +207,23 @@ class _Episode:
                 return True
             if limited:
                 return False
+
+    async def _within_deadline(self, pending):
+        """The candidate's answer, or a model error when it blows its per-message or whole-call deadline: an agent
+        that never answers (or drips one byte at a time) has failed, and the sweep moves on."""
+        bounds = {}
+        if self.setup.step_timeout_s is not None:
+            bounds["one message"] = self.setup.step_timeout_s
+        if self.setup.call_timeout_s is not None:
+            bounds["the whole call"] = max(0.0, self.setup.call_timeout_s - self.candidate_seconds)
+        if not bounds:
+            return await pending
+        which = min(bounds, key=bounds.get)
+        try:
+            return await asyncio.wait_for(pending, timeout=bounds[which])
+        except asyncio.TimeoutError:
+            raise CandidateTimeout(f"the candidate did not answer within its deadline for {which} "
+                                   f"({bounds[which]:.1f} s left)") from None
 
     def _next_call_id(self) -> str:
         self.call_counter += 1

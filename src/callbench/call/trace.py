@@ -16,7 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import TraceError
 from ..spec import MatchResult
 
-TRACE_SCHEMA_VERSION = 1
+TRACE_SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+"""2 added `Message.sanitised`, `Trace.notes` and `RoleUsage.retries`; version 1 traces read unchanged."""
 
 
 class _T(BaseModel):
@@ -41,6 +43,8 @@ class Message(_T):
     tool_name: str | None = None
     error: str | None = Field(default=None, description="a model-side problem with this candidate message")
     raw: str | None = Field(default=None, description="the model's raw output, when it could not be understood")
+    sanitised: bool = Field(default=False, description="outside text in this message had lone surrogates, control or "
+                                                       "bidirectional-override characters, replaced by U+FFFD")
 
 
 class ChannelEventRecord(_T):
@@ -126,6 +130,7 @@ class RoleUsage(_T):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    retries: int = Field(default=0, description="requests the model layer repeated after a retryable provider error")
 
 
 class Timings(_T):
@@ -170,6 +175,8 @@ class Trace(_T):
                                   description="infrastructure failures of earlier runs of this attempt, each rerun from scratch")
     usage: dict[str, RoleUsage] = Field(default_factory=dict)
     timings: Timings = Field(default_factory=Timings)
+    notes: list[str] = Field(default_factory=list, description="what the harness repaired or ignored in what an outside "
+                                                               "party sent (characters replaced, usage out of contract)")
 
     def without_timings(self) -> dict[str, Any]:
         """The part of the trace that must be identical for identical seeds and inputs."""
@@ -192,8 +199,8 @@ def read_trace(path: str | Path) -> Trace:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise TraceError(f"{path}: not a readable JSON trace ({exc.__class__.__name__})") from None
     version = data.get("schema_version") if isinstance(data, dict) else None
-    if version != TRACE_SCHEMA_VERSION:
-        raise TraceError(f"{path}: schema_version {version!r} is not supported (expected {TRACE_SCHEMA_VERSION})")
+    if version not in READABLE_VERSIONS:
+        raise TraceError(f"{path}: schema_version {version!r} is not supported (expected one of {READABLE_VERSIONS})")
     try:
         return Trace.model_validate(data)
     except ValidationError as exc:

@@ -43,6 +43,8 @@ class CandidateStep:
     """a model-side problem with this message (e.g. an action the JSON loop could not parse); recorded, scored"""
     raw: str | None = None
     """the model's raw output when it differs from what was understood (kept for the trace reader)"""
+    notes: tuple[str, ...] = ()
+    """what the adapter ignored in the answer without it being a mistake of the agent's (usage out of contract)"""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ import urllib.request
 import uuid
 
 from ..call.types import CandidateStep
+from ..threads import in_daemon_thread
 from ..models.errors import ProviderError, ProviderTimeout, ProviderTransportError, for_status
 from .base import CandidateView
 from .wire import step_from_wire, view_to_wire
@@ -37,7 +38,7 @@ class HttpAgentCandidate:
         while True:
             attempt += 1
             try:
-                status, data = await asyncio.to_thread(self._post, body)
+                status, data = await in_daemon_thread(self._post, body)
             except ProviderError as err:
                 if not err.retryable or attempt > self.max_retries:
                     raise

@@ -13,6 +13,7 @@ import inspect
 from typing import Any
 
 from ..call.types import CandidateStep
+from ..threads import in_daemon_thread
 from .base import CandidateView
 from .wire import step_from_wire
 
@@ -42,9 +43,15 @@ class PythonAgentCandidate:
         self._call = obj().step if inspect.isclass(obj) else obj
 
     async def step(self, view: CandidateView) -> CandidateStep:
-        """An exception raised by the agent's own code is the agent's failure: recorded, and the call goes on."""
+        """An exception raised by the agent's own code is the agent's failure: recorded, and the call goes on.
+
+        A synchronous agent runs in a worker thread, so one that blocks or spins cannot stall the event loop that
+        every other call in flight shares (and its deadline can still fire)."""
         try:
-            answer = self._call(view)
+            if inspect.iscoroutinefunction(self._call):
+                answer = await self._call(view)
+            else:
+                answer = await in_daemon_thread(self._call, view)
             if inspect.isawaitable(answer):
                 answer = await answer
         except Exception as exc:  # noqa: BLE001 - the agent under test may fail in any way

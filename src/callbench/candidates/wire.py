@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..call.admission import MAX_TOKENS
 from ..call.types import CandidateStep, ToolCall, Usage
 from .base import CandidateView, tool_schemas
 
@@ -44,7 +45,7 @@ def view_to_wire(view: CandidateView, session: str) -> dict[str, Any]:
 
 
 def step_from_wire(answer: Any) -> CandidateStep:
-    """An agent's JSON answer as a step; a malformed answer is the agent's error, recorded, not raised."""
+    """An agent's JSON answer as a step; a malformed answer is the agent's error, recorded, never raised."""
     if isinstance(answer, CandidateStep):
         return answer
     if not isinstance(answer, dict):
@@ -53,17 +54,37 @@ def step_from_wire(answer: Any) -> CandidateStep:
     if say is not None and not isinstance(say, str):
         return CandidateStep(error="'say' is not a string", raw=_raw(answer))
     calls, problems = [], []
-    for i, c in enumerate(answer.get("tool_calls") or []):
+    raw_calls = answer.get("tool_calls") or []
+    if not isinstance(raw_calls, list):
+        problems.append(f"'tool_calls' is a {type(raw_calls).__name__}, not a list")
+        raw_calls = []
+    for i, c in enumerate(raw_calls):
         if not isinstance(c, dict) or not isinstance(c.get("name"), str):
             problems.append(f"tool_calls[{i}] has no name")
             continue
         args = c.get("arguments", {})
-        calls.append(ToolCall(name=c["name"], arguments=args if isinstance(args, str) else json.dumps(args, ensure_ascii=False),
-                              id=c.get("id") if isinstance(c.get("id"), str) else None))
-    usage = answer.get("usage") if isinstance(answer.get("usage"), dict) else {}
-    return CandidateStep(speech=say.strip() if say and say.strip() else None, tool_calls=tuple(calls),
-                         usage=Usage(int(usage.get("prompt_tokens", 0) or 0), int(usage.get("completion_tokens", 0) or 0)),
-                         error="; ".join(problems) or None, raw=_raw(answer) if problems else None)
+        try:
+            text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            problems.append(f"tool_calls[{i}].arguments cannot be written as JSON ({type(exc).__name__})")
+            continue
+        calls.append(ToolCall(name=c["name"], arguments=text, id=c.get("id") if isinstance(c.get("id"), str) else None))
+    usage, note = _usage(answer.get("usage"))
+    return CandidateStep(speech=say.strip() if say and say.strip() else None, tool_calls=tuple(calls), usage=usage,
+                         error="; ".join(problems) or None, raw=_raw(answer) if problems else None,
+                         notes=(note,) if note else ())
+
+
+def _usage(value: Any) -> tuple[Usage | None, str | None]:
+    """Token counts if they are what the contract says (non-negative whole numbers within reason), else none."""
+    if value is None:
+        return None, None
+    if not isinstance(value, dict):
+        return None, f"'usage' is a {type(value).__name__}, not an object: ignored"
+    counts = [value.get(k, 0) for k in ("prompt_tokens", "completion_tokens")]
+    if all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_TOKENS for n in counts):
+        return Usage(*counts), None
+    return None, f"'usage' out of contract ({str(value)[:80]}): ignored"
 
 
 def _raw(value: Any) -> str:

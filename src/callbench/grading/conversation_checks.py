@@ -28,9 +28,11 @@ The rules, and why
 ``speakable`` flags markdown (bold, italics, strikethrough, code, headings, links, quotes, rules),
 bullets (a line starting with -, *, +, • …, or a bullet character anywhere), numbered lists (two or more
 lines starting "1." / "2)", or one in a multi-line reply), tables (a line with two pipes, or a
-``|---|---|`` rule), URLs, bare web domains and email addresses, and emoji. A voice reads markup
-literally ("asterisk asterisk") or silently drops the structure it carried, and a caller can neither
-click a link nor see a table.
+``|---|---|`` rule), URLs, bare web domains and email addresses, emoji, and a run of more than
+``MAX_UNBROKEN`` (60) characters without a space. A voice reads markup literally ("asterisk asterisk") or
+silently drops the structure it carried, and a caller can neither click a link nor see a table; no voice says
+a 61-character word (a URL or an address has its own finding instead; Chinese, Japanese, Thai, Lao, Khmer,
+Myanmar and Tibetan, written without spaces, are not held to it).
 
 ``numbers_spoken`` flags four formats a text-to-speech voice misreads:
   1. a standalone run of 5+ digits ("9825041736", "EMG-40517", "10000"): voices read a digit string as
@@ -46,6 +48,12 @@ click a link nor see a table.
   4. digits of a script that is neither ASCII nor the agent language's own (Gujarati digits in a Hindi
      reply): no voice for the language reads them.
   Whether the number said was *right* is not this check's business (spoken-value checks decide that).
+  A reply's long numbers are listed up to ``MAX_NUMBER_FINDINGS`` (then "and more"), each cut to 40 characters.
+
+Time. A candidate controls what it says, so every check takes time linear in the reply, whatever the reply
+(a megabyte without a space is graded in a fraction of a second; benchmarks/bench_grading.py): no pattern
+rescans a long word from each of its characters, and the two that did (URLs, markdown links) are scans that
+find exactly what those patterns found.
 
 ``script`` passes a reply when at least 60% of its letters (letters and combining marks, so Indic vowel
 signs count) are in the script of ``scenario.language`` (``LANGUAGE_SCRIPTS``). In non-Latin speech,
@@ -75,12 +83,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from itertools import islice
 
 from ..call.trace import Message, Trace
 from ..spec import Scenario, SuiteManifest
-from ..text import find_cue, words
+from ..text import find_cue, is_word_char, words
 from .base import R_OF, ItemVerdict
 
 MAX_EVIDENCE = 10
@@ -137,17 +147,38 @@ def _is_letter(ch: str) -> bool:
 
 
 def script_counts(text: str, ignore_acronyms: bool = False) -> dict[str, int]:
-    """Letters and marks per script. Word splitting follows callbench.text: marks stay with their letters."""
+    """Letters and marks per script. Word splitting follows callbench.text: marks stay with their letters.
+
+    Every letter or mark belongs to exactly one word, so the letters are counted over the whole text at once
+    (one pass in C, then one name look-up per distinct character), not word by word in Python; only the
+    acronyms to ignore are found word by word."""
+    if ignore_acronyms:
+        kept, at = [], 0
+        for start, end in _acronyms(text):
+            kept.append(text[at:start])
+            at = end
+        if kept:
+            text = "".join(kept) + text[at:]
     counts: dict[str, int] = {}
-    for _, _, word in words(text):
-        if ignore_acronyms and ACRONYM.match(word):
-            continue
-        for ch in word:
-            if _is_letter(ch):
-                script = char_script(ch)
-                if script:
-                    counts[script] = counts.get(script, 0) + 1
+    for ch, n in Counter(text).items():  # first-occurrence order, so scripts keep the order words gave them
+        if _is_letter(ch):
+            script = char_script(ch)
+            if script:
+                counts[script] = counts.get(script, 0) + n
     return counts
+
+
+_ACRONYM_RUN = re.compile(r"[A-Z]{2,5}s?")
+
+
+def _acronyms(text: str) -> list[tuple[int, int]]:
+    """Spans of the words (as `callbench.text.words` splits them) that are acronyms (`ACRONYM`)."""
+    out = []
+    for m in _ACRONYM_RUN.finditer(text):
+        start, end = m.span()
+        if (start == 0 or not is_word_char(text[start - 1])) and (end == len(text) or not is_word_char(text[end])):
+            out.append((start, end))
+    return out
 
 
 def script_share(text: str, expected: frozenset[str]) -> tuple[float | None, dict[str, int]]:
@@ -163,24 +194,50 @@ def script_share(text: str, expected: frozenset[str]) -> tuple[float | None, dic
 
 _MARKDOWN = [
     ("markdown bold", re.compile(r"\*\*[^*\n]+?\*\*|__[^_\n]+?__")),
-    ("markdown italic", re.compile(r"(?<![\w*])\*(?![\s*])[^*\n]+?(?<![\s*])\*(?![\w*])"
-                                   r"|(?<![\w_])_(?![\s_])[^_\n]+?(?<![\s_])_(?![\w_])")),
+    # (?<![\w*])\*… written \*(?<![\w*]\*)…: the same test, and a pattern that starts with its character is
+    # searched for by that character, five times faster on a long reply
+    ("markdown italic", re.compile(r"\*(?<![\w*]\*)(?![\s*])[^*\n]+?(?<![\s*])\*(?![\w*])"
+                                   r"|_(?<![\w_]_)(?![\s_])[^_\n]+?(?<![\s_])_(?![\w_])")),
     ("markdown strikethrough", re.compile(r"~~[^~\n]+~~")),
     ("markdown code", re.compile(r"```|`[^`\n]+`")),
     ("markdown heading", re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+\S")),
-    ("markdown link", re.compile(r"\[[^\]\n]+\]\([^)\s]+\)")),
+    ("markdown link", None),  # `_markdown_link`: a scan, as the regex for it rescans a long line
     ("markdown quote", re.compile(r"(?m)^[ \t]*>[ \t]")),
     ("markdown rule", re.compile(r"(?m)^[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*$")),
 ]
+"""Each pattern runs in time linear in the reply, whatever the reply: a candidate controls the text, and one
+reply of a megabyte must not stall grading (benchmarks/bench_grading.py measures replies of up to 1 MB).
+Where a plain regex would rescan — from every start to the end of a long line — the pattern says why it does
+not (possessive quantifiers, a look-behind that lets a match start only where a run starts), or a short scan
+replaces it and finds exactly what the regex found."""
 _BULLET_LINE = re.compile(r"(?m)^[ \t]*[-*+•◦▪‣●][ \t]+\S")
 _BULLET_CHAR = re.compile(r"[•◦▪‣]")
 _NUMBERED_LINE = re.compile(r"(?m)^[ \t]*\d{1,2}[.)][ \t]+\S")
 _TABLE_ROW = re.compile(r"(?m)^[^\n|]*\|[^\n|]*\|.*$")
-_TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$")
-_URL = re.compile(r"(?i)\bhttps?://\S+|\bwww\.\S+"
-                  r"|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|org|net|in|co|io|gov|edu|uk|info|biz|app|ai)\b(?:/\S*)?")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# ^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$ with every run possessive (each must take
+# all it can for the rest to match): as written, a line of 10,000 tabs took a second to reject
+_TABLE_RULE = re.compile(r"(?m)^[ \t]*+\|?[ \t]*+:?-{3,}+:?[ \t]*+(?:\|[ \t]*+:?-{3,}+:?[ \t]*+)+\|?[ \t]*+$")
+_URL_SCHEME = re.compile(r"(?i)\bhttps?://\S+|\bwww\.\S+")
+_TLD = "com|org|net|in|co|io|gov|edu|uk|info|biz|app|ai"
+_URL_HOST = re.compile(rf"(?i)[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:{_TLD})\b(?:/\S*)?")
+_HOST_START = re.compile(r"(?i)\b[a-z0-9]")
+_DOT_TLD = re.compile(rf"(?i)\.(?:{_TLD})\b")
+_CHAIN_BREAK = re.compile(r"(?i)[^a-z0-9.-]|\.\.")
+"""What ends a chain of host-name parts, looked for in the reversed text (backwards from a top-level domain)."""
+# [\w.+-]+@[\w-]+(?:\.[\w-]+)+, started only where a run of [\w.+-] starts (a match from inside a run is also one
+# from its start, so the leftmost match is the same): otherwise every character of a long word is a start
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]+(?:\.[\w-]+)+")
 _EMOJI_RANGES = ((0x1F000, 0x1FAFF), (0x2600, 0x27BF), (0x2B00, 0x2BFF), (0x2300, 0x23FF))
+_EMOJI_CANDIDATE = re.compile("[\ufe0f" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _EMOJI_RANGES) + "]")
+
+MAX_UNBROKEN = 60
+"""A run of more characters than this without a space is unspeakable: no voice says it as words."""
+_UNSPACED = ("\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\u200b\u2e80-\u2fdf\u3000-\u312f"
+             "\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua980-\ua9ff\uaa60-\uaa7f\uf900-\ufaff\uff00-\uffef"
+             "\U00020000-\U0003134f")
+"""Scripts written without spaces between words (Thai, Lao, Tibetan, Myanmar, Khmer, Chinese, Japanese, Javanese)
+and the zero-width space that separates their words: their characters break a run instead of lengthening it."""
+_UNBROKEN = re.compile(rf"(?<![^\s{_UNSPACED}])[^\s{_UNSPACED}]{{{MAX_UNBROKEN + 1},}}")
 
 
 def is_emoji(ch: str) -> bool:
@@ -195,14 +252,73 @@ def _snip(s: str, width: int = 40) -> str:
     return s if len(s) <= width else s[: width - 1] + "…"
 
 
+def _clip(s: str, width: int = 40) -> str:
+    """`s` cut to `width` characters (whitespace kept as it is, unlike `_snip`)."""
+    return s if len(s) <= width else s[: width - 1] + "…"
+
+
+_LINK_TARGET_END = re.compile(r"[)\s]")
+
+
+def _markdown_link(text: str) -> str | None:
+    r"""The leftmost markdown link, exactly what `\[[^\]\n]+\]\([^)\s]+\)` finds, in one pass over the text.
+
+    The regex rescans: from every '[' to the next ']' ('[[[[…' on one line), and from every '](' to the next ')'
+    ('[a](b[a](b…'). Here every '](' is looked at once: its link text can only start at the first '[' after the
+    last ']' or newline before it, and the end of its target is found once for all the '](' it spans."""
+    target_end = -1
+    at = text.find("](")
+    while at >= 0:
+        close = text.rfind("]", 0, at)
+        segment = max(close, text.rfind("\n", close + 1, at)) + 1
+        opening = text.find("[", segment, at - 1) if at >= 2 else -1  # the link text is not empty
+        if opening >= 0:
+            if target_end < at + 2:
+                m = _LINK_TARGET_END.search(text, at + 2)
+                target_end = m.start() if m else len(text)
+            if at + 2 < target_end < len(text) and text[target_end] == ")":
+                return text[opening:target_end + 1]
+        at = text.find("](", at + 1)
+    return None
+
+
+def _url(text: str) -> re.Match | None:
+    r"""The leftmost URL or bare web domain: `\bhttps?://\S+`, `\bwww\.\S+`, or a host name ending in a known
+    top-level domain (`_URL_HOST`), tried in that order at each place, exactly as the one alternation
+    `_URL_SCHEME|\b_URL_HOST` would find it.
+
+    That alternation, tried at every word start, read the rest of a chain of host-name parts from each
+    ('a-a-a-…', 'a.a.a.…'): quadratic. A host name needs a '.tld' ahead in its chain; so each '.tld' is taken
+    in turn, the chain it ends is found by looking back to the last character no host name holds (or '..'), and
+    the first place a host name may start in that chain is the leftmost match, if any there is. Every character
+    is read a bounded number of times."""
+    scheme = _URL_SCHEME.search(text)
+    limit = scheme.start() if scheme else len(text)
+    pos, backwards, n = 0, None, len(text)
+    while pos < limit and (tld := _DOT_TLD.search(text, pos)) is not None:
+        dot = tld.start()
+        if dot > pos and text[dot - 1] != ".":
+            if backwards is None:
+                backwards = text[::-1]
+            brk = _CHAIN_BREAK.search(backwards, n - dot, n - pos)
+            start = _HOST_START.search(text, n - brk.start() if brk else pos, dot)
+            if start is not None and start.start() >= limit:
+                break
+            if start is not None and (host := _URL_HOST.match(text, start.start())) is not None:
+                return host  # (it always is: the chain holds this '.tld')
+        pos = dot + 1
+    return scheme
+
+
 def unspeakable(text: str) -> list[str]:
     """What in `text` cannot be spoken as written: markdown, bullets and numbered lists, URLs and email
-    addresses, tables, emoji. Each finding is 'kind: snippet'."""
+    addresses, tables, emoji, and runs of more than `MAX_UNBROKEN` characters without a space. Each finding is
+    'kind: snippet'."""
     found: list[str] = []
     for kind, pattern in _MARKDOWN:
-        m = pattern.search(text)
-        if m:
-            found.append(f"{kind}: {_snip(m.group())!r}")
+        hit = _markdown_link(text) if pattern is None else (m.group() if (m := pattern.search(text)) else None)
+        if hit is not None:
+            found.append(f"{kind}: {_snip(hit)!r}")
     m = _BULLET_LINE.search(text) or _BULLET_CHAR.search(text)
     if m:
         found.append(f"bullet: {_snip(m.group())!r}")
@@ -212,12 +328,14 @@ def unspeakable(text: str) -> list[str]:
     m = _TABLE_RULE.search(text) or _TABLE_ROW.search(text)
     if m:
         found.append(f"table: {_snip(m.group())!r}")
-    m = _EMAIL.search(text) or _URL.search(text)
+    m = ("@" in text and _EMAIL.search(text)) or _url(text)
     if m:
         found.append(f"{'email address' if '@' in m.group() else 'URL'}: {_snip(m.group())!r}")
-    emoji = [ch for ch in text if is_emoji(ch)]
+    emoji = [ch for ch in dict.fromkeys(_EMOJI_CANDIDATE.findall(text)) if is_emoji(ch)]
     if emoji:
-        found.append(f"emoji: {''.join(dict.fromkeys(emoji))!r}")
+        found.append(f"emoji: {''.join(emoji)!r}")
+    if not m and (run := _UNBROKEN.search(text)):  # a URL or an address has its own finding
+        found.append(f"{len(run.group())} characters without a space: {_snip(run.group())!r}")
     return found
 
 
@@ -228,10 +346,20 @@ LONG_RUN = 5
 MAX_GROUP = 5
 """inside a grouped number ('98250 41736', '2207 4451 9036', '617-555-0193') groups may have up to this many digits"""
 
-_DIGIT_SEQUENCE = re.compile(r"\d+(?:[ \u00a0\u2009\u202f\-\u2010\u2011](?=\d)\d+)*")
+_SEPARATORS = r"[ \u00a0\u2009\u202f\-\u2010\u2011]"
+_LONG_SEQUENCE = re.compile(rf"(?<!\d)(?<!\d{_SEPARATORS})(?=(?:\d{{1,4}}+{_SEPARATORS}(?=\d))*+\d{{{LONG_RUN}}})"
+                            rf"\d+(?:{_SEPARATORS}(?=\d)\d+)*")
+"""A number as written (digit groups joined by single spaces or hyphens, from where the digits before cannot
+carry on to the end of the last group) that holds a run of `LONG_RUN` digits or more: only such a number can be
+a finding, so a reply of a million short numbers is not walked number by number in Python. The look-ahead
+reads each number once."""
+_FIVE_DIGITS = re.compile(rf"\d{{{LONG_RUN}}}")
 _NUMERIC_DATE = re.compile(r"(?<![\d/.\-])(?:\d{1,2}([/.\-])\d{1,2}\1(?:\d{4}|\d{2})|\d{4}([/.\-])\d{1,2}\2\d{1,2})"
                            r"(?![\d/\-]|\.\d)")
 _CURRENCY_CODE = re.compile(r"(?<![A-Za-z])(?:[Rr][Ss]\.?|INR|USD|GBP|EUR)[ \u00a0]?\d|\d[ \u00a0]?(?:INR|USD|GBP|EUR)(?![A-Za-z])")
+_NATIVE_DIGIT = re.compile(r"[^\D0-9]")
+MAX_NUMBER_FINDINGS = 5
+"""A reply's long numbers are listed up to this many (then "and more"), so a detail stays short."""
 
 
 def digit_script(ch: str) -> str | None:
@@ -250,12 +378,18 @@ def unspoken_numbers(text: str, expected: frozenset[str] | None = None) -> list[
     4. digits of a script that is neither ASCII nor the language's own ('૧૨' in a Hindi reply).
     """
     found: list[str] = []
-    for m in _DIGIT_SEQUENCE.finditer(text):
+    for m in _LONG_SEQUENCE.finditer(text) if _FIVE_DIGITS.search(text) else ():
         groups = re.findall(r"\d+", m.group())
         if len(groups) == 1 and len(groups[0]) >= LONG_RUN:
-            found.append(f"{len(groups[0])} digits written solid: {m.group()!r}")
+            finding = f"{len(groups[0])} digits written solid: {_clip(m.group())!r}"
         elif len(groups) > 1 and max(len(g) for g in groups) > MAX_GROUP:
-            found.append(f"a group of {max(len(g) for g in groups)} digits: {m.group()!r}")
+            finding = f"a group of {max(len(g) for g in groups)} digits: {_clip(m.group())!r}"
+        else:
+            continue
+        if len(found) == MAX_NUMBER_FINDINGS:
+            found.append("and more")
+            break
+        found.append(finding)
     m = _NUMERIC_DATE.search(text)
     if m:
         found.append(f"numeric date: {m.group()!r}")
@@ -263,8 +397,7 @@ def unspoken_numbers(text: str, expected: frozenset[str] | None = None) -> list[
     if m:
         found.append(f"currency code with a number: {m.group()!r}")
     if expected is not None:
-        foreign = sorted({ch for ch in text if unicodedata.category(ch) == "Nd"
-                          and digit_script(ch) not in ("DIGIT", *expected)})
+        foreign = sorted({ch for ch in set(_NATIVE_DIGIT.findall(text)) if digit_script(ch) not in ("DIGIT", *expected)})
         if foreign:
             found.append(f"digits of another script: {''.join(foreign)!r}")
     return found
@@ -432,7 +565,7 @@ class ConversationChecks:
         found: list[tuple[int, str]] = []
         for m in speech:
             text = m.text or ""
-            if m.index in already or sum(1 for _ in words(text)) < DETECT_MIN_WORDS:
+            if m.index in already or next(islice(words(text), DETECT_MIN_WORDS - 1, None), None) is None:
                 continue
             result = self.detector(text, siblings)
             if result is None:

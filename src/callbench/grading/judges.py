@@ -18,6 +18,7 @@ from ..call.trace import Trace
 from ..errors import InfrastructureError
 from ..jsontext import find_json_object
 from ..spec import Scenario, SuiteManifest
+from ..text import clean_json
 from .base import R_OF, ItemVerdict
 from .scorecard import criterion_diagnostic, rating_diagnostic
 from .transcript_text import numbered_transcript
@@ -85,7 +86,7 @@ class _Judge:
     def _validate(self, text: str, ids: list[str], n_messages: int) -> dict[str, dict]:
         if not text.strip():
             raise ValueError("the reply is empty")
-        obj = find_json_object(text, (self.key,))
+        obj = clean_json(find_json_object(text, (self.key,)))  # a judge's words are outside text too
         if obj is None or not isinstance(obj.get(self.key), list):
             raise ValueError(f"the reply is not a JSON object with a '{self.key}' list")
         found: dict[str, dict] = {}

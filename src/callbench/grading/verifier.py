@@ -10,6 +10,7 @@ from typing import Any
 
 from ..call.trace import Trace
 from ..jsontext import find_json_object
+from ..text import clean_json
 from .judges import JudgeFailure, sha
 from .transcript_text import numbered_transcript
 
@@ -44,7 +45,7 @@ class LLMVerifier:
         reason = ""
         for _ in range(2):
             response = await self.model.complete(messages, None, json_mode=True)
-            obj = find_json_object(response.text or "", ("checks",))
+            obj = clean_json(find_json_object(response.text or "", ("checks",)))
             try:
                 if obj is None or not isinstance(obj.get("checks"), list):
                     raise ValueError("the reply is not a JSON object with a 'checks' list")

@@ -4,6 +4,8 @@ and tools of the ChatModel protocol at this edge.
 The operating instructions become a cached system block (Anthropic caches
 only what is marked), tool results become `tool_result` blocks in user turns,
 and the required alternation of roles is restored by merging neighbours.
+As with the OpenAI-compatible client, every string that leaves here is
+redacted of the process's secrets, and usage is checked before it is trusted.
 """
 
 from __future__ import annotations
@@ -15,8 +17,11 @@ import time
 from typing import Any
 
 from ..call.types import ToolCall, Usage
-from .base import ChatResponse, ModelSettings
+from .base import ChatResponse, ModelSettings, checked_usage, token_count
 from .errors import EmptyResponse, MalformedResponse, ProviderError, ProviderTimeout, ProviderTransportError, for_status
+from .secrets import redact, redact_model_text, register_secret
+
+CODE_CHARS = 100
 
 INSTALL_HINT = "the Anthropic client needs its extra: pip install -e '.[anthropic]'"
 DEFAULT_MAX_TOKENS = 1024
@@ -66,16 +71,31 @@ def from_anthropic(raw: Any) -> ChatResponse:
     for block in blocks:
         kind = getattr(block, "type", None)
         if kind == "text":
-            texts.append(block.text)
+            texts.append(block.text if isinstance(block.text, str) else str(block.text))
         elif kind == "tool_use":
-            calls.append(ToolCall(name=block.name, arguments=json.dumps(block.input, ensure_ascii=False), id=block.id))
+            if not isinstance(getattr(block, "name", None), str) or not block.name:
+                raise MalformedResponse("a tool_use block had no name")
+            call_id = getattr(block, "id", None)
+            calls.append(ToolCall(name=redact_model_text(block.name),
+                                  arguments=redact_model_text(json.dumps(block.input, ensure_ascii=False, default=str)),
+                                  id=redact(call_id) if isinstance(call_id, str) and call_id else None))
     u = getattr(raw, "usage", None)
-    cached = (getattr(u, "cache_read_input_tokens", 0) or 0) if u else 0
-    created = (getattr(u, "cache_creation_input_tokens", 0) or 0) if u else 0
-    usage = Usage(prompt_tokens=(getattr(u, "input_tokens", 0) or 0) + cached + created,
-                  completion_tokens=getattr(u, "output_tokens", 0) or 0, cached_tokens=cached) if u else Usage()
-    return ChatResponse(text="".join(texts) or None, tool_calls=tuple(calls), usage=usage,
-                        finish_reason=getattr(raw, "stop_reason", None), model=getattr(raw, "model", "") or "")
+    if u is not None:
+        # Anthropic counts cache reads and writes apart from input_tokens; all of them are prompt tokens
+        counted, warnings = checked_usage(getattr(u, "input_tokens", None), getattr(u, "output_tokens", None),
+                                          names=("input_tokens", "output_tokens", ""))
+        cached, w1 = token_count("cache_read_input_tokens", getattr(u, "cache_read_input_tokens", None), optional=True)
+        created, w2 = token_count("cache_creation_input_tokens", getattr(u, "cache_creation_input_tokens", None),
+                                  optional=True)
+        counted = Usage(prompt_tokens=counted.prompt_tokens + cached + created, completion_tokens=counted.completion_tokens,
+                        cached_tokens=cached)
+        warnings += tuple(w for w in (w1, w2) if w)
+    else:
+        counted, warnings = checked_usage(None, None, reported=False)
+    finish, model = getattr(raw, "stop_reason", None), getattr(raw, "model", None)
+    return ChatResponse(text=redact_model_text("".join(texts)) or None, tool_calls=tuple(calls), usage=counted,
+                        finish_reason=redact(finish) if isinstance(finish, str) else None,
+                        model=redact(model) if isinstance(model, str) else "", warnings=warnings)
 
 
 def classify(exc: BaseException) -> ProviderError:
@@ -88,9 +108,15 @@ def classify(exc: BaseException) -> ProviderError:
     if isinstance(exc, anthropic.APIStatusError):
         body = exc.body if isinstance(exc.body, dict) else {}
         code = (body.get("error") or {}).get("type") if isinstance(body.get("error"), dict) else None
-        return for_status(exc.status_code, f"HTTP {exc.status_code}" + (f" ({code})" if code else ""), code=code)  # type: ignore[return-value]
+        shown = redact(str(code))[:CODE_CHARS] if code else ""  # redacted before it is cut: no partial key survives
+        return for_status(exc.status_code, f"HTTP {exc.status_code}" + (f" ({shown})" if shown else ""),  # type: ignore[return-value]
+                          code=code if isinstance(code, str) else None)
     if isinstance(exc, anthropic.APIResponseValidationError):
         return MalformedResponse("response did not match the messages schema")
+    if isinstance(exc, anthropic.APIError):  # any other SDK error: its message may quote the provider, so not kept
+        return ProviderError(f"provider error ({type(exc).__name__})")
+    if isinstance(exc, (ValueError, KeyError, TypeError, AttributeError)):
+        return MalformedResponse(f"unreadable response ({type(exc).__name__})")
     raise exc
 
 
@@ -101,6 +127,7 @@ class AnthropicModel:
         self.settings = settings or ModelSettings()
         self.name = name or f"anthropic:{model}"
         self._sleep = sleep
+        register_secret(api_key)
         if client is None:
             try:
                 import anthropic
@@ -123,12 +150,14 @@ class AnthropicModel:
                 response = from_anthropic(await self._client.messages.create(**params))
                 return ChatResponse(text=response.text, tool_calls=response.tool_calls, usage=response.usage,
                                     finish_reason=response.finish_reason, model=response.model,
-                                    latency_s=time.perf_counter() - started, attempts=attempt)
+                                    latency_s=time.perf_counter() - started, attempts=attempt,
+                                    warnings=response.warnings)
             except ProviderError as err:
                 error = err
             except Exception as exc:  # noqa: BLE001
                 error = classify(exc)
-            if not error.retryable or attempt > s.max_retries:
+            if not getattr(error, "retryable", False) or attempt > s.max_retries:  # ContextOverflow: never
+                error.attempts, error.retries = attempt, attempt - 1
                 raise error
             ceiling = min(s.backoff_max_s, s.backoff_base_s * 2 ** (attempt - 1))
             await self._sleep(random.uniform(0, ceiling))

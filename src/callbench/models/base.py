@@ -7,10 +7,12 @@ providers translate at their edge.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..call.types import ToolCall, Usage
+from .secrets import redact
 
 TRANSPORTS = ("aiohttp", "httpx")
 """The OpenAI SDK transports `ModelSettings.http_transport` can name."""
@@ -51,6 +53,64 @@ class ChatResponse:
     latency_s: float = 0.0
     attempts: int = 1
     """how many provider requests this response took (retries included)"""
+    warnings: tuple[str, ...] = ()
+    """what the client ignored or repaired in the provider's answer (usage out of contract, recorded as 0),
+    one short sentence each, already redacted of secrets: for the caller to record"""
+    retries: int = field(init=False, default=0)
+    """requests repeated after a retryable provider failure: always `attempts - 1`"""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "retries", max(0, self.attempts - 1))
+
+
+MAX_TOKENS_PER_RESPONSE = 10**9
+"""No single response uses more tokens than this: a count above it is a broken or hostile provider."""
+
+
+def _token_count(value: Any) -> int | None:
+    """A usage count as a non-negative int within bounds, or None (integral floats such as 12.0 are accepted)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 <= value <= MAX_TOKENS_PER_RESPONSE else None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value) if 0 <= value <= MAX_TOKENS_PER_RESPONSE else None
+    return None
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return redact(text if len(text) <= 40 else text[:37] + "...")
+
+
+def token_count(name: str, value: Any, *, optional: bool = False) -> tuple[int, str | None]:
+    """One usage count from a provider: (the count, None), or (0, a warning) when `value` is not a
+    non-negative integer up to MAX_TOKENS_PER_RESPONSE (missing, null, negative, fractional, a string, 1e308).
+    An `optional` count may be absent or null (0, no warning)."""
+    if value is None:
+        return 0, None if optional else f"usage {name} is missing (recorded as 0)"
+    count = _token_count(value)
+    if count is None:
+        return 0, f"usage {name} {_shown(value)} is not a token count (recorded as 0)"
+    return count, None
+
+
+def checked_usage(prompt: Any, completion: Any, cached: Any = None, *, reported: bool = True,
+                  names: tuple[str, str, str] = ("prompt_tokens", "completion_tokens", "cached_tokens"),
+                  ) -> tuple[Usage, tuple[str, ...]]:
+    """Usage from a provider's counts, trusted only as far as they are counts (see `token_count`): `prompt`
+    and `completion` are required, `cached` optional and at most `prompt`. `reported=False` says the
+    response had no usage at all (one warning, everything 0). `names` are the provider's names, for the warnings."""
+    if not reported:
+        return Usage(), ("the response reported no usage (recorded as 0 tokens)",)
+    prompt_n, w1 = token_count(names[0], prompt)
+    completion_n, w2 = token_count(names[1], completion)
+    cached_n, w3 = token_count(names[2], cached, optional=True)
+    warnings = [w for w in (w1, w2, w3) if w]
+    if cached_n > prompt_n:
+        warnings.append(f"usage {names[2]} {cached_n} exceeds {names[0]} {prompt_n} (recorded as {prompt_n})")
+        cached_n = prompt_n
+    return Usage(prompt_tokens=prompt_n, completion_tokens=completion_n, cached_tokens=cached_n), tuple(warnings)
 
 
 @runtime_checkable

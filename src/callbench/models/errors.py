@@ -18,14 +18,22 @@
 from __future__ import annotations
 
 from ..errors import InfrastructureError, ModelError
+from .secrets import redact
 
 
 class ProviderError(InfrastructureError):
+    """Its message is redacted of every registered secret: whatever part of a provider's answer a message
+    quotes (status, code, type), a provider that echoes the key cannot get it into a trace or a report."""
+
     retryable: bool = False
     kind: str = "provider_error"
+    attempts: int = 1
+    """how many provider requests were made before this error was raised (the clients set it)"""
+    retries: int = 0
+    """attempts - 1: the requests repeated after a retryable failure"""
 
     def __init__(self, message: str, *, status_code: int | None = None, retry_after: float | None = None):
-        super().__init__(message)
+        super().__init__(redact(str(message)))
         self.status_code = status_code
         self.retry_after = retry_after
 
@@ -71,7 +79,9 @@ class ContextOverflow(ModelError):
 
 
 def for_status(status: int, message: str, *, code: str | None = None, retry_after: float | None = None) -> Exception:
-    """The error class for an HTTP status (and the provider's machine-readable error code, when it sends one)."""
+    """The error class for an HTTP status (and the provider's machine-readable error code, when it sends one).
+    The message is redacted of every registered secret (the code is only compared, never kept)."""
+    message = redact(message)
     if status == 429:
         return RateLimited(message, status_code=status, retry_after=retry_after)
     if status >= 500:

@@ -15,12 +15,15 @@ action loop with the server's JSON output mode.
 from __future__ import annotations
 
 import atexit
+import functools
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from dataclasses import replace
@@ -57,8 +60,202 @@ def server_available() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("uvicorn") is not None
 
 
+# --- server processes that die with their run -------------------------------------------------------------
+#
+# A server is started in a session (and so a process group) of its own, under a small watchdog that is the
+# group's leader. It is stopped, the whole group and escalating to SIGKILL after a grace period:
+#   - when the run ends normally or by an exception (atexit; multiprocessing's exit hook in worker processes),
+#   - on SIGTERM or SIGHUP to the process that started it (a handler that stops the servers, then does
+#     whatever was set before: the default, dying of that signal, or the previous handler),
+#   - on SIGINT through KeyboardInterrupt and then atexit (no handler: an interrupted REPL keeps its servers),
+#   - and when that process dies in a way no handler sees (SIGKILL, the OOM killer): the watchdog holds
+#     the read end of a pipe only the parent writes to, and stops the group when it reads end-of-file.
+# The session of its own also keeps a terminal's Ctrl-C from reaching the server before the run has
+# finished with it.
+
+GRACE_S = 3.0
+"""how long a server has to exit on SIGTERM before its group is killed"""
+
+POSIX = os.name == "posix"
+
+WATCHDOG = r"""
+import os, signal, subprocess, sys, threading
+grace = float(sys.argv[1])
+child = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL)
+stop, exited = threading.Event(), threading.Event()
+def parent_gone():
+    try:
+        while os.read(0, 65536):
+            pass
+    except OSError:
+        pass
+    stop.set()
+def reap():
+    child.wait()
+    exited.set()
+    stop.set()
+for target in (parent_gone, reap):
+    threading.Thread(target=target, daemon=True).start()
+for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(sig, lambda *_: stop.set())
+while not stop.wait(1.0):
+    pass
+if not exited.is_set():
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    os.killpg(0, signal.SIGTERM)
+    if not exited.wait(grace):
+        os.killpg(0, signal.SIGKILL)  # it ignored SIGTERM: the whole group, this watchdog included
+code = child.returncode
+sys.exit(code if code >= 0 else 128 - code)
+"""
+"""The server's parent: passes its exit code on, and stops it when told to or when the run's process is gone."""
+
+
+class ServerProcess:
+    """A server command run in its own session under the watchdog, stopped with its run (see above)."""
+
+    def __init__(self, command: list[str], *, stdout=None, env: dict[str, str] | None = None, grace_s: float = GRACE_S):
+        self.command = list(command)
+        self.grace_s = grace_s
+        self.owner = os.getpid()
+        self._stopped = False
+        output = {"stdout": stdout, "stderr": subprocess.STDOUT} if stdout is not None else {}
+        if POSIX:
+            self.process = subprocess.Popen([sys.executable, "-c", WATCHDOG, str(grace_s), *self.command],
+                                            stdin=subprocess.PIPE, env=env, start_new_session=True, **output)
+        else:  # pragma: no cover - no process groups to kill: the server alone, terminated then killed
+            self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, env=env,
+                                            creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0), **output)
+        _track(self)
+
+    @property
+    def pid(self) -> int:
+        """The process id of the group's leader (the watchdog on POSIX), which is also the group's id."""
+        return self.process.pid
+
+    def poll(self) -> int | None:
+        """The exit code once the server has exited, else None. The leader is not reaped before `stop`, so
+        the group id cannot be reused by another process while this object may still signal it."""
+        if self.process.returncode is not None or not POSIX or not hasattr(os, "waitid"):
+            return self.process.poll()
+        try:
+            info = os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return self.process.poll()
+        if info is None:
+            return None
+        return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+
+    def _killpg(self, sig: int) -> None:
+        try:
+            os.killpg(self.process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def terminate(self) -> None:
+        """Ask the group to stop (first half of `stop`, so that several servers wind down together)."""
+        if self._stopped or os.getpid() != self.owner:
+            return
+        self._sigterm()
+
+    def _sigterm(self) -> None:
+        if self.process.returncode is not None:
+            return  # reaped: the group id may no longer be ours
+        if POSIX:
+            self._killpg(signal.SIGTERM)
+        else:  # pragma: no cover
+            self.process.terminate()
+
+    def stop(self) -> None:
+        """Stop the server's whole group: SIGTERM, then SIGKILL to whatever is left after the grace period."""
+        if self._stopped or os.getpid() != self.owner:
+            return
+        self._stopped = True
+        try:
+            if self.process.returncode is None:
+                self._sigterm()
+                deadline = time.monotonic() + self.grace_s + 2.0  # the watchdog's own grace, and its SIGKILL
+                while self.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                if POSIX:
+                    self._killpg(signal.SIGKILL)  # anything left in the group; its id is still ours (not reaped)
+                else:  # pragma: no cover
+                    self.process.kill()
+                try:
+                    self.process.wait(timeout=5)
+                except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
+                    pass
+        finally:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+            _untrack(self)
+
+
+_servers: list[ServerProcess] = []
+_servers_lock = threading.RLock()  # re-entrant: the signal handler runs on the thread it interrupts
+_hooked_pid: int | None = None
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def spawn_server(command: list[str], *, stdout=None, env: dict[str, str] | None = None,
+                 grace_s: float = GRACE_S) -> ServerProcess:
+    """Start a server command that dies with the process starting it, however that process ends."""
+    _install_hooks()
+    return ServerProcess(command, stdout=stdout, env=env, grace_s=grace_s)
+
+
+def stop_servers() -> None:
+    """Stop every server this process started (all asked first, then each waited for)."""
+    with _servers_lock:
+        mine = [s for s in _servers if s.owner == os.getpid()]
+    for server in mine:
+        server.terminate()
+    for server in mine:
+        server.stop()
+
+
+def _track(server: ServerProcess) -> None:
+    with _servers_lock:
+        _servers.append(server)
+
+
+def _untrack(server: ServerProcess) -> None:
+    with _servers_lock:
+        if server in _servers:
+            _servers.remove(server)
+
+
+def _on_signal(previous, signum, frame) -> None:
+    stop_servers()
+    if callable(previous):
+        previous(signum, frame)
+    elif previous == signal.SIG_DFL:  # die of the signal, as the process would have without this handler
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+
+def _install_hooks() -> None:
+    """Once per process: atexit, multiprocessing's exit hook (its workers leave by os._exit, past atexit),
+    and, from the main thread, the signal handlers."""
+    global _hooked_pid
+    if _hooked_pid == os.getpid():
+        return
+    _hooked_pid = os.getpid()
+    atexit.register(stop_servers)
+    import multiprocessing.util
+
+    multiprocessing.util.Finalize(None, stop_servers, exitpriority=100)
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can only be set from the main thread; atexit and the watchdog still hold
+    for sig in STOP_SIGNALS:
+        previous = signal.getsignal(sig)
+        if previous is None or previous == signal.SIG_IGN or getattr(previous, "func", None) is _on_signal:
+            continue  # ignored on purpose, set outside Python (nothing to chain to), or already ours
+        signal.signal(sig, functools.partial(_on_signal, previous))
+
+
 class LocalServer:
-    """One llama.cpp server process on a free loopback port; stopped at exit."""
+    """One llama.cpp server process on a free loopback port; stopped with the run (see `spawn_server`)."""
 
     def __init__(self, name: str, n_ctx: int = 8192, threads: int = 2, startup_timeout_s: float = 120.0):
         if not server_available():
@@ -73,9 +270,13 @@ class LocalServer:
                    "--host", "127.0.0.1", "--port", str(self.port), "--chat_format", "chatml", "--n_ctx", str(n_ctx),
                    "--n_threads", str(threads), "--logits_all", "False", "--verbose", "False"]
         self._log = open(self.log_path, "wb")
-        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        atexit.register(self.stop)
-        self._wait(startup_timeout_s)
+        try:
+            self.server = spawn_server(command, stdout=self._log, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            self.process = self.server.process
+            self._wait(startup_timeout_s)
+        except BaseException:  # a failed start, a timeout or an interrupt while waiting: no server left behind
+            self.stop()
+            raise
 
     @property
     def base_url(self) -> str:
@@ -84,24 +285,21 @@ class LocalServer:
     def _wait(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise LocalModelUnavailable(f"the local model server exited with code {self.process.returncode}; see {self.log_path}")
+            code = self.server.poll()
+            if code is not None:
+                raise LocalModelUnavailable(f"the local model server exited with code {code}; see {self.log_path}")
             try:
                 with urllib.request.urlopen(self.base_url + "/models", timeout=1) as r:
                     if r.status == 200:
                         return
             except OSError:
                 time.sleep(0.05)
-        self.stop()
         raise LocalModelUnavailable(f"the local model server did not start within {timeout_s:.0f}s; see {self.log_path}")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        server = getattr(self, "server", None)
+        if server is not None:
+            server.stop()
         if not self._log.closed:
             self._log.close()
 

@@ -4,22 +4,32 @@ Ollama, llama.cpp servers and OpenRouter.
 Retries are ours, not the SDK's (its own are switched off), so that only
 retryable failures are retried, with exponential backoff, full jitter and
 Retry-After honoured, and so the number of attempts is recorded. Errors carry
-the status and the provider's error code, never the provider's message text,
-which can echo credentials.
+the status and the provider's error code, never the provider's message text;
+and since a provider can echo the key in any field (the code and type too),
+every string that leaves here is redacted of the process's secrets
+(models/secrets.py). Usage is trusted only as far as it is a plausible count.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 import time
 from typing import Any
 
-from ..call.types import ToolCall, Usage
-from .base import TRANSPORTS, ChatResponse, ModelSettings
+from ..call.types import ToolCall
+from .base import TRANSPORTS, ChatResponse, ModelSettings, checked_usage
 from .errors import (EmptyResponse, MalformedResponse, ProviderError, ProviderTimeout, ProviderTransportError,
                      for_status)
+from .secrets import redact, redact_model_text, register_secret
+
+CODE_CHARS = 100
+"""how much of a provider's error code an error message quotes (a hostile provider can send megabytes)"""
+MAX_RETRY_AFTER_S = 300.0
+"""the longest Retry-After honoured: the shared cool-down stops every call to the endpoint, and a provider
+asking for 1e308 seconds would otherwise stall the sweep for good"""
 
 INSTALL_HINT = "the OpenAI-compatible client needs the 'openai' package: pip install openai"
 AIOHTTP_HINT = "http_transport = \"aiohttp\" needs the SDK's aiohttp extra: pip install 'openai[aiohttp]'"
@@ -34,11 +44,16 @@ def _import_openai():
 
 
 def _retry_after(headers: Any) -> float | None:
+    """Retry-After in seconds, when it is a finite non-negative number (an HTTP date, "inf" or -1 count as
+    absent), at most MAX_RETRY_AFTER_S."""
     try:
         value = headers.get("retry-after") if headers is not None else None
-        return float(value) if value is not None else None
+        seconds = float(value) if value is not None else None
     except (TypeError, ValueError):
         return None
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:
+        return None
+    return min(seconds, MAX_RETRY_AFTER_S)
 
 
 def _causes(exc: BaseException):
@@ -71,9 +86,13 @@ def classify(exc: BaseException) -> ProviderError:
         return MalformedResponse(f"response did not match the chat-completions schema (status {exc.status_code})")
     if isinstance(exc, openai.APIStatusError):
         code = exc.code or exc.type
-        err = for_status(exc.status_code, f"HTTP {exc.status_code}" + (f" ({code})" if code else ""),
-                         code=exc.code, retry_after=_retry_after(getattr(exc.response, "headers", None)))
+        shown = redact(str(code))[:CODE_CHARS] if code else ""  # redacted before it is cut: no partial key survives
+        err = for_status(exc.status_code, f"HTTP {exc.status_code}" + (f" ({shown})" if shown else ""),
+                         code=exc.code if isinstance(exc.code, str) else None,
+                         retry_after=_retry_after(getattr(exc.response, "headers", None)))
         return err  # type: ignore[return-value]
+    if isinstance(exc, openai.APIError):  # any other SDK error: its message may quote the provider, so not kept
+        return ProviderError(f"provider error ({type(exc).__name__})")
     if isinstance(exc, (ValueError, KeyError, TypeError, AttributeError)):
         return MalformedResponse(f"unreadable response ({type(exc).__name__})")
     raise exc
@@ -85,6 +104,7 @@ class OpenAICompatibleModel:
     def __init__(self, model: str, *, base_url: str | None, api_key: str | None, settings: ModelSettings | None = None,
                  name: str | None = None, sleep=asyncio.sleep, schema_style: str = "openai"):
         openai = _import_openai()
+        register_secret(api_key)
         self.schema_style = schema_style  # "openai": response_format json_schema; "llama": llama.cpp's json_object + schema
         self.model = model
         self.settings = settings or ModelSettings()
@@ -163,15 +183,16 @@ class OpenAICompatibleModel:
                     self.gate.after_response(response.usage.total)
                 return ChatResponse(text=response.text, tool_calls=response.tool_calls, usage=response.usage,
                                     finish_reason=response.finish_reason, model=response.model,
-                                    latency_s=time.perf_counter() - started, attempts=attempt)
+                                    latency_s=time.perf_counter() - started, attempts=attempt,
+                                    warnings=response.warnings)
             except ProviderError as err:
                 error = err
             except Exception as exc:  # noqa: BLE001 - every SDK failure is classified or re-raised
                 error = classify(exc)
             if self.gate is not None and error.kind == "rate_limit":
                 self.gate.rate_limited(error.retry_after, self._backoff(attempt, None))
-            if not error.retryable or attempt > self.settings.max_retries:
-                error.attempts = attempt  # type: ignore[attr-defined]
+            if not getattr(error, "retryable", False) or attempt > self.settings.max_retries:  # ContextOverflow: never
+                error.attempts, error.retries = attempt, attempt - 1
                 raise error
             await self._sleep(self._backoff(attempt, error.retry_after))
 
@@ -192,19 +213,34 @@ class OpenAICompatibleModel:
         if not isinstance(message, dict):
             raise EmptyResponse("the first choice had no message")
         calls = []
-        for i, call in enumerate(message.get("tool_calls") or []):
+        tool_calls = message.get("tool_calls") or []
+        if not isinstance(tool_calls, list):
+            raise MalformedResponse("tool_calls is not a list")
+        for i, call in enumerate(tool_calls):
             fn = call.get("function") if isinstance(call, dict) else None
-            if not isinstance(fn, dict) or not fn.get("name"):
+            if not isinstance(fn, dict) or not fn.get("name") or not isinstance(fn["name"], str):
                 raise MalformedResponse("a tool call had no function name")
-            calls.append(ToolCall(name=fn["name"], arguments=fn.get("arguments") or "", id=call.get("id") or f"call_{i}"))
+            arguments = fn.get("arguments")
+            if arguments is None:
+                arguments = ""
+            elif not isinstance(arguments, str):  # some servers send the arguments as a JSON object, not as its text
+                arguments = json.dumps(arguments, ensure_ascii=False)
+            call_id = call.get("id")
+            calls.append(ToolCall(name=redact_model_text(fn["name"]), arguments=redact_model_text(arguments),
+                                  id=redact(call_id) if isinstance(call_id, str) and call_id else f"call_{i}"))
         text = message.get("content")  # empty text with no calls is the model choosing silence: its behaviour, not ours
-        usage = raw.get("usage") or {}
-        details = usage.get("prompt_tokens_details") or {}
+        usage = raw.get("usage")
+        if isinstance(usage, dict):
+            details = usage.get("prompt_tokens_details")
+            cached = details.get("cached_tokens") if isinstance(details, dict) else None
+            counted, warnings = checked_usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), cached)
+        else:
+            counted, warnings = checked_usage(None, None, reported=False)
+        finish, model = choices[0].get("finish_reason"), raw.get("model")
         return ChatResponse(
-            text=text if isinstance(text, str) or text is None else str(text), tool_calls=tuple(calls),
-            finish_reason=choices[0].get("finish_reason"), model=raw.get("model") or "",
-            usage=Usage(prompt_tokens=usage.get("prompt_tokens") or 0, completion_tokens=usage.get("completion_tokens") or 0,
-                        cached_tokens=details.get("cached_tokens") or 0))
+            text=redact_model_text(text if isinstance(text, str) or text is None else str(text)), tool_calls=tuple(calls),
+            finish_reason=redact(finish) if isinstance(finish, str) else None,
+            model=redact(model) if isinstance(model, str) else "", usage=counted, warnings=warnings)
 
 
 def _body(content: bytes) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..errors import CallbenchError
 from .base import ModelSettings
+from .secrets import register_secret
 
 PROVIDERS = {
     "openai": (None, "OPENAI_API_KEY"),
@@ -54,6 +55,7 @@ class ModelSpec:
         value = os.environ.get(self.api_key_env)
         if not value:
             raise ModelSpecError(f"{self.label}: environment variable {self.api_key_env} is not set")
+        register_secret(value)  # redacted from whatever any provider sends back, from now on
         return value
 
 

@@ -30,10 +30,11 @@ def compare(first: str | Path, second: str, third: str | None = None, samples: i
         if third is None:
             raise CallbenchError("compare RUN CANDIDATE_A CANDIDATE_B")
         from ..grading import Scorecard
+        from ..runs.runner import candidate_folder
 
         series = {}
         for name in (second, third):
-            folder = path / "scorecards" / name
+            folder = path / "scorecards" / candidate_folder(name)
             if not folder.is_dir():
                 raise CallbenchError(f"{path}: no scorecards for candidate '{name}'")
             data: dict[str, list[float]] = {}

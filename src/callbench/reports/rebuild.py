@@ -13,7 +13,7 @@ from ..grading import Scorecard
 def rebuild_report(run_dir: str | Path, scorecards: str = "scorecards") -> tuple[Path, dict[str, Any]]:
     from ..runs.rescore import read_run
     from ..runs.files import write_json_atomic
-    from ..runs.runner import RunConfig, attempt_order
+    from ..runs.runner import attempt_order, config_from_run, scorecard_path
     from ..suite_check import load_suite
     from .report import build_report
 
@@ -22,13 +22,10 @@ def rebuild_report(run_dir: str | Path, scorecards: str = "scorecards") -> tuple
     suite = load_suite(run["suite"].get("source") or run["suite"]["id"])
     if suite.sha256 != run["suite"]["sha256"]:
         raise CallbenchError(f"{run_dir}: the suite has changed since this run; the report would describe other rules")
-    cfg = run["config"]
-    config = RunConfig(candidates=tuple(cfg["candidates"]), repeats=cfg["repeats"], seed=cfg["seed"], caller=cfg["caller"],
-                       scenarios=tuple(cfg["scenarios"]) if cfg.get("scenarios") else None, judge=cfg.get("judge"),
-                       prices=run.get("prices", {}))
+    config = config_from_run(run)  # the run's own configuration, read the one way every command reads it
     cards = []
     for attempt in attempt_order(config, list(config.scenarios) if config.scenarios else list(suite.scenarios)):
-        path = run_dir / scorecards / attempt.candidate / attempt.scenario_id / f"r{attempt.repeat}.json"
+        path = scorecard_path(run_dir, attempt, scorecards)
         if path.exists():
             cards.append(Scorecard.model_validate_json(path.read_text(encoding="utf-8")))
     if not cards:

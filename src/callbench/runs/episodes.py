@@ -48,6 +48,10 @@ class Cast:
     judge_options: dict[str, Any] = field(default_factory=dict)
     limits: dict[str, Any] = field(default_factory=dict)
     """per endpoint (a model spec label, or 'provider:*' for all of a provider): ProviderLimits"""
+    step_timeout_s: float | None = None
+    """the candidate's deadline per message (see EpisodeSetup)"""
+    call_timeout_s: float | None = None
+    """the candidate's deadline over a whole call"""
     gates: dict[str, Any] = field(default_factory=dict)
     gate_factory: Any = None
     """(endpoint key, ProviderLimits) -> gate; None makes in-process ProviderGates (Ray workers pass one
@@ -179,7 +183,8 @@ async def _run_once(suite: Suite, attempt: Attempt, run_seed: int, cast: Cast,
     setup = EpisodeSetup(trace_id=attempt.trace_id, suite=suite_ref(suite), scenario=scenario, agent=agent,
                          candidate_name=attempt.candidate, caller_name=getattr(caller, "name", cast.caller),
                          repeat=attempt.repeat, seed=seed, max_caller_turns=defaults.max_caller_turns,
-                         max_tool_calls_per_turn=defaults.max_tool_calls_per_turn, conditions=assigned)
+                         max_tool_calls_per_turn=defaults.max_tool_calls_per_turn, conditions=assigned,
+                         step_timeout_s=cast.step_timeout_s, call_timeout_s=cast.call_timeout_s)
     candidate = candidate or cast.entry(attempt.candidate).make(scenario)
     backend = build_backend(scenario.backend, scenario.caller.knows, agent.definition.tools, scenario.caller.datetime.date())
     background = suite.manifest.casting.backgrounds.get(assigned.get("background", ""))

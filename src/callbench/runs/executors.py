@@ -31,13 +31,37 @@ class AttemptJob:
     on_start: Callable[[Attempt], None] | None = None
 
     async def __call__(self, attempt: Attempt) -> tuple[Trace, Scorecard]:
-        from ..grading.scorecard import score_trace_async
-
         if self.on_start is not None:
             self.on_start(attempt)
         trace = await run_attempt(self.suite, attempt, self.config.seed, cast=self.cast, infra_reruns=self.config.infra_reruns)
-        card = await score_trace_async(trace, self.suite.scenarios[attempt.scenario_id], self.suite.manifest, self.graders)
+        card = await score_off_loop(trace, self.suite.scenarios[attempt.scenario_id], self.suite.manifest, self.graders)
         return trace, card
+
+
+class _Graded:
+    """A synchronous grader's verdicts, computed already: folded in the grader's place, under its name."""
+
+    def __init__(self, name: str, verdicts: list):
+        self.name = name
+        self.verdicts = verdicts
+
+    def grade(self, trace: Trace, scenario: Any, suite: Any) -> list:
+        return self.verdicts
+
+
+async def score_off_loop(trace: Trace, scenario: Any, manifest: Any, graders: list | None) -> Scorecard:
+    """`score_trace_async`, with the synchronous graders (the deterministic checks: CPU only, and their time grows
+    with what the candidate said) run in a worker thread, so that grading one huge reply does not stall every
+    other call in flight on this event loop; the LLM judges (`agrade`) are awaited here as before. The scorecard
+    is the one `score_trace_async` gives: the same verdicts, folded in the same order."""
+    from ..grading.scorecard import default_graders, score_trace_async
+
+    graders = list(graders) if graders is not None else default_graders()
+    synchronous = [g for g in graders if not hasattr(g, "agrade")]
+    if synchronous:
+        done = iter(await asyncio.to_thread(lambda: [g.grade(trace, scenario, manifest) for g in synchronous]))
+        graders = [g if hasattr(g, "agrade") else _Graded(g.name, next(done)) for g in graders]
+    return await score_trace_async(trace, scenario, manifest, graders)
 
 
 class Executor(Protocol):

@@ -16,7 +16,7 @@ from ..grading import Scorecard
 from ..grading.scorecard import SCORING_MODES, score_trace_async
 from .episodes import Cast
 from .files import write_json_atomic
-from .runner import attempt_order, config_from_run, trace_path
+from .runner import attempt_order, config_from_run, scorecard_path, trace_path
 
 
 @dataclass
@@ -75,8 +75,7 @@ async def rescore_async(run_dir: Path, *, judge: str | None = None, judge_option
             continue  # an attempt the run never finished: nothing to grade, and the report counts what exists
         trace = read_trace(path)
         card = await score_trace_async(trace, suite.scenarios[attempt.scenario_id], suite.manifest, chosen)
-        write_json_atomic(run_dir / folder / attempt.candidate / attempt.scenario_id / f"r{attempt.repeat}.json",
-                          card.model_dump_json(indent=1))
+        write_json_atomic(scorecard_path(run_dir, attempt, folder), card.model_dump_json(indent=1))
         cards.append(card)
     for model in cast.models.values():
         close = getattr(model, "aclose", None)

@@ -2,16 +2,22 @@
 
 Layout of a run folder:
     run.json                                   the run's configuration
+    run.sqlite                                 the store: what the run has done (runs/store.py)
+    run.lock                                   held by the one process sweeping the folder
     traces/<candidate>/<scenario>/r<k>.json    one trace per attempt, written whole (temp file + rename)
     scorecards/<candidate>/<scenario>/r<k>.json
     report.json                                summary + sha256 manifest of every file above
+
+<candidate> is `candidate_folder(name)`: the name itself when it is a plain file name, else a slug and a hash.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +30,7 @@ from ..spec import Suite
 from .budget import Budget
 from .episodes import Attempt, Cast
 from .files import write_json_atomic
-from .store import RunStore, StoreError
+from .store import RunStore, StoreError, run_lock, unwritable
 
 
 DEFAULT_CANDIDATES = ("oracle", "noop", "shortcut", "spray")
@@ -50,6 +56,10 @@ class RunConfig:
     """per endpoint: {"openai:gpt-4.1-mini" or "openai:*": ProviderLimits(concurrency=, rpm=, tpm=)}"""
     prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False)
     """USD per million tokens by model label: {"openai:gpt-4.1-mini": {"input": .4, "cached_input": .1, "output": 1.6}}"""
+    step_timeout_s: float | None = 300.0
+    """the candidate's deadline for one message (a model request, an agent's answer); blown: a model error, scored"""
+    call_timeout_s: float | None = 900.0
+    """the candidate's deadline over a whole call, summed over its messages (the utility-billing reference used 900 s)"""
     scoring: str = "guards"
     """how verdicts fold into pillars: "guards" (kept rules earn nothing, broken ones cost) or "reference"
     (every applicable item on both sides); scorecards carry both, reports use this one"""
@@ -57,7 +67,8 @@ class RunConfig:
     def as_dict(self) -> dict[str, Any]:
         return {"candidates": list(self.candidates), "repeats": self.repeats, "seed": self.seed, "caller": self.caller,
                 "scenarios": list(self.scenarios) if self.scenarios else None, "infra_reruns": self.infra_reruns,
-                "judge": self.judge, "scoring": self.scoring}
+                "judge": self.judge, "scoring": self.scoring, "step_timeout_s": self.step_timeout_s,
+                "call_timeout_s": self.call_timeout_s}
 
 
 @dataclass
@@ -80,7 +91,7 @@ def make_cast(config: RunConfig, gate_factory: Any = None) -> Cast:
     """Resolve every candidate and the caller before anything runs, so a bad name or a missing key fails fast."""
     cast = Cast(caller=config.caller, candidate_options=dict(config.candidate_options), caller_options=dict(config.caller_options),
                 judge=config.judge, judge_options=dict(config.judge_options), limits=dict(config.limits),
-                gate_factory=gate_factory)
+                step_timeout_s=config.step_timeout_s, call_timeout_s=config.call_timeout_s, gate_factory=gate_factory)
     for name in config.candidates:
         cast.entry(name)
     if config.judge:
@@ -111,12 +122,29 @@ def attempt_order(config: RunConfig, scenario_ids: list[str]) -> list[Attempt]:
     return [Attempt(c, s, r) for c in config.candidates for s in scenario_ids for r in range(config.repeats)]
 
 
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:+@=-]{0,119}")
+"""A candidate name that is already a safe, portable-enough folder name (oracle, openai:gpt-4.1-mini): kept as is."""
+
+
+def candidate_folder(name: str) -> str:
+    """The folder of a candidate's files. Names are not paths: `http://host/../../x` must not write outside the
+    run, and `http://host/a/./b` and `http://host/a/b` are two candidates, so two folders. A plain name is its own
+    folder (runs made before read back unchanged); any other becomes a readable slug plus a hash of the exact name.
+    Plain names never contain "~" and every slug does, so no candidate can land in another's folder."""
+    if PLAIN_NAME.fullmatch(name):
+        return name
+    readable = re.sub(r"[^A-Za-z0-9_.+@=-]+", "-", name).strip("-.")[:60].strip("-.") or "candidate"
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{readable}~{digest}"
+
+
 def trace_path(out: Path, attempt: Attempt) -> Path:
-    return out / "traces" / attempt.candidate / attempt.scenario_id / f"r{attempt.repeat}.json"
+    return out / "traces" / candidate_folder(attempt.candidate) / attempt.scenario_id / f"r{attempt.repeat}.json"
 
 
-def scorecard_path(out: Path, attempt: Attempt) -> Path:
-    return out / "scorecards" / attempt.candidate / attempt.scenario_id / f"r{attempt.repeat}.json"
+def scorecard_path(out: Path, attempt: Attempt, folder: str = "scorecards") -> Path:
+    """`folder`: another set of the run's scorecards with the same layout (a re-score's scorecards-<tag>)."""
+    return out / folder / candidate_folder(attempt.candidate) / attempt.scenario_id / f"r{attempt.repeat}.json"
 
 
 def _strip(card: Scorecard) -> Scorecard:
@@ -154,7 +182,8 @@ def config_from_run(meta: dict[str, Any]) -> RunConfig:
     return RunConfig(candidates=tuple(cfg["candidates"]), repeats=cfg["repeats"], seed=cfg["seed"], caller=cfg["caller"],
                      scenarios=tuple(cfg["scenarios"]) if cfg.get("scenarios") else None,
                      infra_reruns=cfg.get("infra_reruns", 3), judge=cfg.get("judge"), prices=meta.get("prices", {}),
-                     scoring=cfg.get("scoring", "guards"),
+                     scoring=cfg.get("scoring", "guards"), step_timeout_s=cfg.get("step_timeout_s", 300.0),
+                     call_timeout_s=cfg.get("call_timeout_s", 900.0),
                      candidate_options=options(opts.get("candidate")), caller_options=options(opts.get("caller")),
                      judge_options=options(opts.get("judge")))
 
@@ -175,53 +204,82 @@ def _check_resumable(out_dir: Path, store: RunStore, meta: dict[str, Any]) -> No
 async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
                           on_done: Callable[[Attempt, Scorecard], None] | None = None, *, resume: bool = False,
                           executor: Any = None, max_cost: float | None = None) -> RunResult:
-    """Run (or resume) a sweep. The store commits each finished call whole; the JSON files beside it are
-    written from the same data, and rewritten on resume if a kill came between the two."""
-    from ..reports.report import build_report
-    from .executors import AttemptJob, LocalExecutor
-
+    """Run (or resume) a sweep, holding the run folder's lock from before anything there is touched until the
+    report is written: a second sweep of the folder refuses at once instead of running every call again."""
     cast = make_cast(config)
     attempts = plan(suite, config, cast)
     meta = _run_meta(suite, config)
+    if resume and not (out_dir / "run.sqlite").is_file():  # checked before the lock, which would leave a file
+        raise StoreError(f"{out_dir}: no run store to resume (run.sqlite missing or empty)")
+    if not resume:
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise unwritable(out_dir, exc) from None
+    with run_lock(out_dir):
+        store = RunStore(out_dir / "run.sqlite", create=not resume)
+        try:
+            return await _sweep(suite, config, out_dir, store, cast, attempts, meta, on_done, resume, executor, max_cost)
+        finally:
+            store.close()
+
+
+async def _sweep(suite: Suite, config: RunConfig, out_dir: Path, store: RunStore, cast: Cast, attempts: list[Attempt],
+                 meta: dict[str, Any], on_done: Callable[[Attempt, Scorecard], None] | None, resume: bool,
+                 executor: Any, max_cost: float | None) -> RunResult:
+    """The store commits each finished call whole; the JSON files beside it are written from the same data just
+    before, and rewritten on resume if they went missing. The first save the disk refuses stops the sweep."""
+    from ..reports.report import build_report
+    from .executors import AttemptJob, LocalExecutor
+
     if resume:
-        store = RunStore(out_dir / "run.sqlite")
         _check_resumable(out_dir, store, meta)
-        for leftover in out_dir.rglob("*.tmp"):  # a file write cut short by the kill; its call is re-run
-            leftover.unlink()
+        _remove_leftovers(out_dir)
     else:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        store = RunStore(out_dir / "run.sqlite")
         store.set_meta(run=meta)
-        write_json_atomic(out_dir / "run.json", json.dumps(meta, indent=1))
+        _write(out_dir, out_dir / "run.json", json.dumps(meta, indent=1))
     by_id = {a.trace_id: a for a in attempts}
     store.add_attempts(attempts)
     store.reset_interrupted()
-    for trace_id, trace_json, card_json in store.finished():  # a kill between the commit and the files
+    for trace_id, trace_json, card_json in store.finished():  # files lost after the commit (deleted, an older run)
         a = by_id[trace_id]
         if not trace_path(out_dir, a).exists() or not scorecard_path(out_dir, a).exists():
-            write_json_atomic(trace_path(out_dir, a), trace_json)
-            write_json_atomic(scorecard_path(out_dir, a), card_json)
+            _write(out_dir, trace_path(out_dir, a), trace_json)
+            _write(out_dir, scorecard_path(out_dir, a), card_json)
     todo = [by_id[t] for t in store.pending()]
     budget = Budget(max_cost, config.prices)
     for _, _, card_json in store.finished():
         budget.add(Scorecard.model_validate_json(card_json))
     made: set[Path] = set()
+    broken: list[StoreError] = []
+
+    def halted(exc: StoreError) -> StoreError:
+        """The first failed save ends the sweep; calls still in flight are then not saved (they run on resume)."""
+        broken.append(exc)
+        return StoreError(f"{exc}; the calls saved so far are kept: resume the run once this is fixed")
+
+    def start(attempt: Attempt) -> None:
+        try:
+            store.mark_running(attempt.trace_id)
+        except StoreError as exc:
+            raise halted(exc) from None
 
     def deliver(attempt: Attempt, trace: Trace, card: Scorecard) -> None:
-        trace_json, card_json = trace.to_json(), card.model_dump_json(indent=1)
-        store.finish(attempt.trace_id, card.outcome, trace_json, card_json,
-                     card.failure.failure_class if card.outcome == "excluded" and card.failure else None)
-        write_json_atomic(trace_path(out_dir, attempt), trace_json, made)
-        write_json_atomic(scorecard_path(out_dir, attempt), card_json, made)
+        if broken:
+            return
+        try:
+            _save_call(out_dir, store, attempt, trace, card, made)
+        except StoreError as exc:
+            raise halted(exc) from None
         budget.add(card)
         if on_done:
             on_done(attempt, card)
 
-    job = AttemptJob(suite, config, cast, cast.graders(), on_start=lambda a: store.mark_running(a.trace_id))
+    job = AttemptJob(suite, config, cast, cast.graders(), on_start=start)
     executor = executor or LocalExecutor(config.concurrency)
     gc.freeze()  # what exists now (suite, SDKs, plan) lives all sweep: keep the full collections from walking it
     try:
-        await executor.run(todo, job, deliver, budget.exhausted)
+        await executor.run(todo, job, deliver, lambda: bool(broken) or budget.exhausted())
     finally:
         gc.unfreeze()
         for model in cast.models.values():
@@ -231,14 +289,51 @@ async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
     # read back rather than kept as calls finish: memory stays flat however long the sweep
     cards = [_strip(Scorecard.model_validate_json(c)) for _, _, c in store.finished()]
     counts = store.counts()
-    store.close()
     report = build_report(suite, config, cards, out_dir, caller=cast.caller_info(), judge=cast.judge_info(),
                           candidate_models={n: e.model for n, e in cast.entries.items() if e.model}, run_id=meta["run_id"])
     report["store"] = {"attempts": len(attempts), **{k: counts.get(k, 0) for k in ("pending", "running", "completed", "excluded")},
                        "stopped_by_budget": budget.exhausted() and counts.get("pending", 0) > 0,
                        "spent_usd": round(budget.spent, 6)}
-    write_json_atomic(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
+    _write(out_dir, out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
     return RunResult(out_dir=out_dir, report=report, scorecards=cards)
+
+
+def _save_call(out_dir: Path, store: RunStore, attempt: Attempt, trace: Trace, card: Scorecard, made: set[Path]) -> None:
+    """Files first, then the commit that makes the call count: a call whose files the disk refused is not done
+    and runs again on resume. If the commit fails too, its files go: nothing is left half-saved."""
+    trace_json, card_json = trace.to_json(), card.model_dump_json(indent=1)
+    paths = (trace_path(out_dir, attempt), scorecard_path(out_dir, attempt))
+    try:
+        for path, text in zip(paths, (trace_json, card_json)):
+            write_json_atomic(path, text, made)
+        store.finish(attempt.trace_id, card.outcome, trace_json, card_json,
+                     card.failure.failure_class if card.outcome == "excluded" and card.failure else None)
+    except (OSError, StoreError) as exc:
+        for path in paths:
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass
+        raise (exc if isinstance(exc, StoreError) else unwritable(out_dir, exc)) from None
+
+
+def _write(out_dir: Path, path: Path, text: str) -> None:
+    """A file of the run; the disk refusing it (full, read-only) is the environment's fault: one line, no traceback."""
+    try:
+        write_json_atomic(path, text)
+    except OSError as exc:
+        raise unwritable(out_dir, exc) from None
+
+
+def _remove_leftovers(out_dir: Path) -> None:
+    """Temporary files of writes a kill cut short (their calls run again). Only ever done under the run's lock:
+    otherwise it could pull a file from under another process's write."""
+    try:
+        for leftover in out_dir.rglob("*.tmp"):
+            if leftover.is_file():
+                leftover.unlink()
+    except OSError as exc:
+        raise unwritable(out_dir, exc) from None
 
 
 def run_suite(suite: Suite, config: RunConfig, out_dir: str | Path,

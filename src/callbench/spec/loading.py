@@ -11,13 +11,13 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import Problem
 from .agent import AgentDefinition
+from .folder import IGNORED, bundle_files, escape
 from .scenario import Scenario
 from .suite import LoadedAgent, Suite, SuiteManifest
 from .yamlio import YamlDocument, dotted, read_yaml
 
 M = TypeVar("M", bound=BaseModel)
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
-_IGNORED = {"__pycache__", ".DS_Store"}
 
 
 def parse_model(doc: YamlDocument, model: type[M], label: str) -> tuple[M | None, list[Problem]]:
@@ -97,20 +97,30 @@ def render_instructions(text: str, variables: dict[str, str]) -> tuple[str, list
 def suite_hash(root: Path) -> str:
     """sha256 over every file's relative path and bytes, in sorted order: any edit changes the hash.
 
-    Symlinked folders are followed, as the loader follows them, so what is
-    loaded is exactly what is hashed.
+    Symlinked folders are followed, even out of the suite folder, so a suite
+    assembled from linked folders hashes as its copy would. The loader refuses
+    such links, so for a loadable suite this is the hash of exactly what was
+    loaded. Entries that cannot be hashed (loops, FIFOs, broken links) are left
+    out here and refused by the loader.
     """
-    import os
+    root = Path(root)
+    return _digest(root, bundle_files(root, confined=False)[0])
 
+
+def _digest(root: Path, files: list[Path]) -> str:
     digest = hashlib.sha256()
-    files = []
-    for folder, dirs, names in os.walk(root, followlinks=True):
-        dirs[:] = [d for d in dirs if d not in _IGNORED]
-        files += [Path(folder) / n for n in names if n not in _IGNORED]
     for path in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
+
+
+def _read_suite_yaml(root: Path, path: Path, label: str) -> tuple[YamlDocument | None, list[Problem]]:
+    """`read_yaml`, but only for a file that really lies inside the suite folder (a symlink counts as its target)."""
+    reason = escape(root.resolve(), path)
+    if reason:
+        return None, [Problem(label, "", f"this file {reason}")]
+    return read_yaml(path, label)
 
 
 def load_suite_files(root: Path) -> tuple[Suite | None, list[Problem], dict[str, YamlDocument]]:
@@ -124,7 +134,7 @@ def load_suite_files(root: Path) -> tuple[Suite | None, list[Problem], dict[str,
     if not root.is_dir():
         return None, [Problem(str(root), "", "suite folder not found")], docs
     manifest = None
-    doc, errs = read_yaml(root / "suite.yaml", "suite.yaml")
+    doc, errs = _read_suite_yaml(root, root / "suite.yaml", "suite.yaml")
     problems += errs
     if doc is not None:
         docs["suite.yaml"] = doc
@@ -132,7 +142,7 @@ def load_suite_files(root: Path) -> tuple[Suite | None, list[Problem], dict[str,
         problems += errs
 
     agents: dict[str, LoadedAgent] = {}
-    agent_dirs = sorted(p for p in (root / "agents").iterdir() if p.is_dir() and p.name not in _IGNORED) if (root / "agents").is_dir() else []
+    agent_dirs = sorted(p for p in (root / "agents").iterdir() if p.is_dir() and p.name not in IGNORED) if (root / "agents").is_dir() else []
     if not agent_dirs:
         problems.append(Problem("agents/", "", "no agent definitions found (expected agents/<agent-id>/agent.yaml)"))
     for agent_dir in agent_dirs:
@@ -146,14 +156,14 @@ def load_suite_files(root: Path) -> tuple[Suite | None, list[Problem], dict[str,
     scenario_paths = sorted((root / "scenarios").glob("*/*.yaml")) if (root / "scenarios").is_dir() else []
     # A scenario saved as .yml or at the wrong depth would otherwise be skipped without a word.
     for path in sorted((root / "scenarios").rglob("*.y*ml")) if (root / "scenarios").is_dir() else []:
-        if path.suffix in (".yml", ".yaml") and path not in scenario_paths and not (_IGNORED & set(path.parts)):
+        if path.suffix in (".yml", ".yaml") and path not in scenario_paths and not (IGNORED & set(path.parts)):
             problems.append(Problem(path.relative_to(root).as_posix(), "",
                                     "not a scenario file: scenarios live at scenarios/<agent-id>/<scenario-id>.yaml"))
     if not scenario_paths:
         problems.append(Problem("scenarios/", "", "no scenarios found (expected scenarios/<agent-id>/<scenario-id>.yaml)"))
     for path in scenario_paths:
         label = path.relative_to(root).as_posix()
-        doc, errs = read_yaml(path, label)
+        doc, errs = _read_suite_yaml(root, path, label)
         problems += errs
         if doc is None:
             continue
@@ -172,10 +182,13 @@ def load_suite_files(root: Path) -> tuple[Suite | None, list[Problem], dict[str,
         scenarios[scenario.id] = scenario
         files[scenario.id] = label
 
-    if manifest is None:
+    bundle, errs = bundle_files(root)
+    reported = {p.file for p in problems}
+    problems += [p for p in errs if p.file not in reported]  # a refused scenario file is not reported twice
+    if manifest is None or errs:
         return None, problems, docs
     scenarios = {sid: _inherit_state_tools(sc, agents.get(sc.agent)) for sid, sc in scenarios.items()}
-    suite = Suite(manifest=manifest, root=root, agents=agents, scenarios=scenarios, scenario_files=files, sha256=suite_hash(root))
+    suite = Suite(manifest=manifest, root=root, agents=agents, scenarios=scenarios, scenario_files=files, sha256=_digest(root, bundle))
     return suite, problems, docs
 
 
@@ -191,7 +204,7 @@ def _inherit_state_tools(scenario: Scenario, agent: LoadedAgent | None) -> Scena
 
 def _load_agent(root: Path, agent_dir: Path, docs: dict[str, YamlDocument]) -> tuple[LoadedAgent | None, list[Problem]]:
     label = (agent_dir / "agent.yaml").relative_to(root).as_posix()
-    doc, errs = read_yaml(agent_dir / "agent.yaml", label)
+    doc, errs = _read_suite_yaml(root, agent_dir / "agent.yaml", label)
     if doc is None:
         return None, errs
     docs[label] = doc
@@ -201,7 +214,12 @@ def _load_agent(root: Path, agent_dir: Path, docs: dict[str, YamlDocument]) -> t
     problems: list[Problem] = []
     if agent.id != agent_dir.name:
         problems.append(Problem(label, "id", f"id '{agent.id}' must equal the folder name '{agent_dir.name}'", doc.line_of(("id",))))
-    instructions_path = (agent_dir / agent.instructions).resolve()
+    instructions_path = agent_dir / agent.instructions
+    reason = escape(root.resolve(), instructions_path)
+    if reason:
+        # An absolute path, `../..` or a symlink out of the folder would make any local file the system prompt.
+        problems.append(Problem(label, "instructions", f"instructions file '{agent.instructions}' {reason}", doc.line_of(("instructions",))))
+        return None, problems
     try:
         text = instructions_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

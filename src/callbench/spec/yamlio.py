@@ -19,9 +19,44 @@ import yaml
 
 from ..errors import Problem
 
+MAX_DEPTH = 100
+"""Levels of nesting a document may have, aliases expanded; real suite files stay under 10.
+
+PyYAML's composer recurses once per level, so a few hundred `[` would end in a
+RecursionError traceback; so would the walks below on a chain of aliases."""
+MAX_NODES = 100_000
+"""Values a document may hold once every alias is expanded; the largest real suite file holds about 1,200.
+
+Aliases let 12 KB of `&a [*b, *b, ...]` stand for a billion values ("billion
+laughs"); every walk of the data (duplicate keys, pydantic, JSON traces) pays
+for the expansion, so it is measured, never built, before anything walks it."""
+
+
+class _Refused(Exception):
+    """A document refused for its shape rather than its syntax: one problem, with a line when known."""
+
+    def __init__(self, message: str, line: int | None):
+        super().__init__(message)
+        self.line = line
+
 
 class _Loader(yaml.SafeLoader):
-    pass
+    _depth = 0
+    anchored = False
+    """Whether the document defines an anchor; without one there is no alias, and nothing to expand."""
+
+    def compose_node(self, parent, index):
+        """PyYAML's own composer, refusing a level past MAX_DEPTH before recursing into it."""
+        event = self.peek_event()
+        if self._depth >= MAX_DEPTH:
+            raise _Refused(f"nested deeper than {MAX_DEPTH} levels", event.start_mark.line + 1)
+        if event.anchor is not None:
+            self.anchored = True
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -66,10 +101,14 @@ def read_yaml(path: Path, label: str) -> tuple[YamlDocument | None, list[Problem
         node = loader.get_single_node()
         if node is None:
             return None, [Problem(label, "", "file is empty")]
+        if loader.anchored:
+            _check_expansion(node)
         dupes = _duplicates(node, ())
         if dupes:
             return None, [Problem(label, _dotted(loc + (key,)), f"duplicate key '{key}'", line) for loc, key, line in dupes]
         data = loader.construct_document(node)
+    except _Refused as exc:
+        return None, [Problem(label, "", str(exc), exc.line)]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         # PyYAML's context and problem read as one sentence ("expected a single document in the stream,
@@ -115,6 +154,50 @@ def _index(node: yaml.Node, loc: tuple, lines: dict[tuple, int]) -> None:
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _index(item, loc + (i,), lines)
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Raise _Refused when the document, aliases expanded, is too large, too deep or contains itself.
+
+    An alias is the very node its anchor names, so the composed document is a
+    graph: small even when its expansion is astronomical, and cyclic when an
+    alias sits inside its own anchor. Size and depth are computed once per node
+    of that graph, without recursion, so the check costs one pass over the file.
+    """
+    measured: dict[int, tuple[int, int]] = {}  # id(node) -> (values, levels) of its expansion; a scalar is (1, 1)
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, list | None]] = [(root, None)]
+    while stack:
+        node, kids = stack.pop()
+        key = id(node)
+        if kids is None:  # first visit: measure the children first
+            if key in open_nodes:
+                raise _Refused("an alias refers to a value that contains it: suite files cannot hold recursive data",
+                               node.start_mark.line + 1)
+            if key not in measured:
+                kids = _children(node)
+                open_nodes.add(key)
+                stack.append((node, kids))
+                stack.extend((k, None) for k in kids if not isinstance(k, yaml.ScalarNode))
+            continue
+        open_nodes.discard(key)
+        size, depth = 1, 0
+        for k in kids:
+            s, d = measured.get(id(k), (1, 1))
+            size += s
+            depth = max(depth, d)
+        measured[key] = (size, depth + 1)
+        if size > MAX_NODES:
+            raise _Refused(f"more than {MAX_NODES} values once aliases are expanded (an alias bomb?): "
+                           "refused so that loading stays bounded", node.start_mark.line + 1)
+        if depth + 1 > MAX_DEPTH:
+            raise _Refused(f"nested deeper than {MAX_DEPTH} levels once aliases are expanded", node.start_mark.line + 1)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return node.value if isinstance(node, yaml.SequenceNode) else []
 
 
 def _duplicates(node: yaml.Node, loc: tuple) -> list[tuple[tuple, str, int]]:

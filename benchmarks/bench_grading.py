@@ -10,8 +10,11 @@ the conversation checks took 5 s on a 32K reply and about 80 minutes on 1 MB. Me
   - growth from 256K to 1 MB (4 when linear, 16 when quadratic), a ratio comparable across machines,
   - the quadratic patterns the conversation checks had (kept here as the reference) against the checks now,
     side by side on the same 4K-16K texts, as ratios.
-The scenario has no spoken-value checks: the spoken-value parser (grading/spoken.py) is measured on its own
-in the report of the change that made this file, not here.
+The scenario has no spoken-value checks, so the spoken-value parser (grading/spoken.py, which reads every
+value a reply states) is measured on its own: `find_values` seconds on the same kinds of text plus e-mail
+addresses between spaces, number words and ordinary sentences with values, and its growth from 256K to 1 MB.
+Before it read long texts in pieces it was quadratic (1.2 s on 40K of space-separated e-mail addresses, so
+about 10 minutes at 1 MB) and raised ValueError on a numeral of more than 4,300 digits.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 from callbench.grading.conversation_checks import unspeakable
 from callbench.grading.phrase_checks import PhraseChecks
 from callbench.grading.scorecard import default_graders, score_trace
+from callbench.grading.spoken import _find_values, find_values
 from callbench.runs import Attempt, run_attempt
 from callbench.suite_check import load_suite
 
@@ -55,6 +59,23 @@ OLD_URL = re.compile(r"(?i)\bhttps?://\S+|\bwww\.\S+"
 def text_of(kind: str, size: int) -> str:
     unit = KINDS[kind]
     return (unit * (size // len(unit) + 1))[:size]
+
+
+SPOKEN_KINDS = (*KINDS, "emails_spaced", "number_words", "sentences")
+SENTENCES = ("your balance is sixty-five pounds fifty-two", "the reference is TX-4471", "on the 3rd of March",
+             "that is 1,250 units", "call back at 4:30 pm", "account D P three three zero one", "ok")
+
+
+def spoken_text(kind: str, size: int) -> str:
+    if kind in KINDS:
+        return text_of(kind, size)
+    if kind == "emails_spaced":
+        text = " ".join(f"a{i}@b{i}.com" for i in range(size // 8))
+    elif kind == "number_words":
+        text = " ".join(("one hundred and twenty", "thousand", "point five", "dollars")[i % 4] for i in range(size // 8))
+    else:
+        text = " ".join(SENTENCES[i % len(SENTENCES)] for i in range(size // 20))
+    return text[:size]
 
 
 def with_reply(trace, text: str):
@@ -116,6 +137,15 @@ def measure(sizes: tuple[int, ...], repeats: int) -> dict:
     if str(262_144) in graded["no_spaces"] and str(1_048_576) in graded["no_spaces"]:
         growth = {kind: round(graded[kind]["1048576"] / max(graded[kind]["262144"], 1e-9), 2) for kind in KINDS}
 
+    def read(text: str) -> None:
+        _find_values.cache_clear()  # the repeats must read, not look up
+        find_values(text)
+
+    spoken = {kind: {str(size): round(seconds(lambda t=spoken_text(kind, size): read(t), repeats), 4)
+                     for size in sizes} for kind in SPOKEN_KINDS}
+    spoken_growth = {kind: round(row["1048576"] / max(row["262144"], 1e-9), 2)
+                     for kind, row in spoken.items() if "1048576" in row and "262144" in row}
+
     reference: dict[str, dict] = {}
     for kind in KINDS:
         row = {}
@@ -139,6 +169,8 @@ def measure(sizes: tuple[int, ...], repeats: int) -> dict:
         "phrase_checks_at_largest": {"scenario": "/".join(PHRASE_SCENARIO), "appended": FORBIDDEN.strip(), **phrase},
         "growth_1mb_over_256k": growth,
         "reference_old_patterns_vs_now": reference,
+        "find_values_seconds": spoken,
+        "find_values_growth_1mb_over_256k": spoken_growth,
         "target_1mb_under_1s": {kind: graded[kind][top] < 1.0 for kind in KINDS} if top == "1048576" else None,
     }
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import bench_deadlines  # noqa: E402
 import bench_episode  # noqa: E402
 import bench_grading  # noqa: E402
 import bench_leaderboard  # noqa: E402
@@ -21,6 +22,7 @@ import bench_sweep  # noqa: E402
 def main() -> None:
     quick = "--quick" in sys.argv[1:]
     bench_episode.main([])
+    bench_deadlines.main([])
     bench_grading.main(["--quick", "--out", str(Path("/tmp") / "callbench-grading-quick.json")] if quick else [])
     bench_stats.main([])
     bench_leaderboard.main([])

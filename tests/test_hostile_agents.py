@@ -156,3 +156,95 @@ def test_the_wire_never_raises_on_what_an_agent_sends():
         step = step_from_wire(json.loads(json.dumps(answer)) if "nan" not in repr(answer) else answer)
         assert isinstance(step, CandidateStep)
         assert step.usage is None or (step.usage.prompt_tokens >= 0 and step.usage.completion_tokens >= 0)
+
+
+def test_deadlines_are_set_from_the_command_line_and_the_run_file(tmp_path):
+    from typer.testing import CliRunner
+
+    from callbench.cli import app
+
+    name = "python:hostile_agents:never_answers"
+    res = CliRunner().invoke(app, ["run", "--suite", "tests/fixtures/mini", "-c", name, "--step-timeout", "0.3",
+                                   "--out", str(tmp_path / "flag")])
+    assert res.exit_code == 0, res.output
+    (tmp_path / "run.toml").write_text(f'suite = "tests/fixtures/mini"\ncandidates = ["{name}"]\n'
+                                       "step_timeout_s = 0\ncall_timeout_s = 0.3\n")
+    res = CliRunner().invoke(app, ["run", "--config", str(tmp_path / "run.toml"), "--out", str(tmp_path / "file")])
+    assert res.exit_code == 0, res.output
+    RELEASE.set()
+    for folder, detail in (("flag", "deadline for one message (0.3 s)"), ("file", "deadline for the whole call (0.3 s of candidate time")):
+        run = json.loads((tmp_path / folder / "run.json").read_text())
+        trace = read_trace(tmp_path / folder / f"traces/{name}/reschedule/r0.json")
+        assert trace.end.reason == "model_error", folder
+        assert detail in trace.failure.detail, trace.failure.detail
+    assert (run["config"]["step_timeout_s"], run["config"]["call_timeout_s"]) == (None, 0.3)
+    (tmp_path / "bad.toml").write_text('candidates = ["oracle"]\nstep_timeout_s = "soon"\n')
+    res = CliRunner().invoke(app, ["run", "--config", str(tmp_path / "bad.toml")])
+    assert res.exit_code == 2 and "bad.toml: step_timeout_s must be a number of seconds" in res.output
+
+
+def megabyte_agent(view):
+    """A megabyte without a space, then another of digits, then it ends the call."""
+    said = sum(1 for m in view.messages if m.role == "candidate")
+    if said < 2:
+        return {"say": ("abcdefghij" if said == 0 else "9825041736") * 100_000}
+    end = next(t for t in view.tools if t.ends_call)
+    return {"say": "Goodbye.", "tool_calls": [{"name": end.name, "arguments": {"reason": "resolved"}}]}
+
+
+def _hostile_provider(body):
+    """A model server whose answers carry a lone surrogate, a terminal escape and usage out of contract."""
+    return {"text": "Hello \ud800\x1b[31m, how can I help?", "usage": {"prompt_tokens": "many", "completion_tokens": 1e308}}
+
+
+def test_a_sweep_of_every_hostile_candidate_completes_with_every_call_in_its_class(tmp_path):
+    """One `callbench run` with every hostile candidate at once, two repeats each: the sweep finishes, every
+    call is recorded (none excluded: whatever went wrong was the candidate's), the report and the HTML are written
+    and read back, and each candidate's trace shows the failure it caused, in the model class."""
+    import sqlite3
+
+    from typer.testing import CliRunner
+
+    from callbench.cli import app
+    from callbench.testing import FakeProvider
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Drip)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    drip = f"http://127.0.0.1:{server.server_address[1]}/agent"
+    python = {f"python:hostile_agents:{n}" for n in ("surrogate_agent", "MalformedAgent", "never_answers",
+                                                      "blocks_its_thread", "megabyte_agent")}
+    try:
+        with FakeProvider(_hostile_provider) as fp:
+            provider = f"openai-compatible:{fp.base_url}#m"
+            candidates = sorted(python) + [drip, provider, "oracle"]
+            res = CliRunner().invoke(app, ["run", "--suite", "tests/fixtures/mini", *[a for c in candidates for a in ("-c", c)],
+                                           "--repeats", "2", "--step-timeout", "0.5", "--concurrency", "8",
+                                           "--out", str(tmp_path / "r")])
+    finally:
+        RELEASE.set()
+        server.shutdown()
+        server.server_close()
+    assert res.exit_code == 0, res.output
+    with sqlite3.connect(tmp_path / "r" / "run.sqlite") as db:
+        states = db.execute("SELECT state, COUNT(*) FROM attempts GROUP BY state").fetchall()
+    assert states == [("completed", len(candidates) * 2)]
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    for c in candidates:
+        assert report["candidates"][c]["coverage"] == 1.0 and report["candidates"][c]["excluded"] == {}, c
+    from callbench.runs.episodes import Attempt
+    from callbench.runs.runner import trace_path
+
+    traces = {c: [read_trace(trace_path(tmp_path / "r", Attempt(c, "reschedule", k))) for k in (0, 1)] for c in candidates}
+    for c in ("python:hostile_agents:never_answers", "python:hostile_agents:blocks_its_thread", drip):
+        assert all(t.end.reason == "model_error" and t.failure.kind == "CandidateTimeout" for t in traces[c]), c
+    for c in ("python:hostile_agents:surrogate_agent", provider):
+        said = [m for t in traces[c] for m in t.messages if m.role == "candidate" and m.text]
+        assert said and any(m.sanitised for m in said) and not any("\ud800" in m.text or "\x1b" in m.text for m in said), c
+    assert all(t.usage["candidate"].prompt_tokens == 0 and t.notes for t in traces[provider])
+    assert all(any(m.error for m in t.messages) for t in traces["python:hostile_agents:MalformedAgent"])
+    assert all(max(len(m.text or "") for m in t.messages) == 1_000_000 for t in traces["python:hostile_agents:megabyte_agent"])
+    assert report["candidates"]["oracle"]["task"] == 100.0
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "r"), "--html", str(tmp_path / "report.html")])
+    assert res.exit_code == 0, res.output
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")  # strict UTF-8: no surrogate got through
+    assert html.startswith("<!DOCTYPE html>") and "\x1b" not in html

@@ -8,6 +8,8 @@ import random
 import re
 import sys
 import threading
+from datetime import date
+from decimal import Decimal
 
 import pytest
 
@@ -16,7 +18,10 @@ from callbench.grading import score_trace
 from callbench.grading.base import FixedGrader, ItemVerdict
 from callbench.grading.conversation_checks import _EMAIL, _TABLE_RULE, _markdown_link, _url, unspeakable
 from callbench.grading.phrase_checks import PhraseChecks
+from callbench.grading import spoken
 from callbench.grading.scorecard import score_trace_async
+from callbench.grading.spoken import find_values
+from callbench.grading.spoken_stated import spelled_identifier, stated
 from callbench.runs import Attempt, RunConfig, make_cast, run_attempt, run_suite
 from callbench.runs.executors import AttemptJob, score_off_loop
 from callbench.spec import matchers
@@ -70,6 +75,49 @@ def test_a_megabyte_reply_is_graded_to_completion(clinic, kind):
         assert numbers.label == "met"
     assert checks["script"].label == "met" and checks["goodbye"].label == "met"
     assert all(len(i.detail) < 2_000 for i in card.items), "a verdict's detail stays short whatever the reply"
+
+
+# --- spoken values in a megabyte: read in linear time, no crash on a numeral past Python's int() limit ----------
+
+@pytest.mark.parametrize("kind", list(KINDS) + ["random"])
+def test_spoken_values_in_a_megabyte_are_read_with_true_offsets(kind):
+    rng = random.Random(7)
+    text = "".join(rng.choice("ab12 .,@-:£$") for _ in range(MB)) if kind == "random" else hostile(kind)
+    found = find_values(text + " and the balance is £65.52 today")
+    assert found, "a megabyte of this kind carries values"
+    assert all(text[v.start:v.end] == v.text for v in found if v.end <= len(text))
+    assert [v.start for v in found] == sorted(v.start for v in found)
+    last = found[-1]
+    assert (last.kind, last.value, last.currency) == ("amount", Decimal("65.52"), "GBP")
+
+
+def test_a_long_text_read_in_pieces_reads_as_it_does_whole(monkeypatch):
+    rng = random.Random(3)
+    phrases = ["your balance is sixty-five pounds fifty-two", "the reference is TX-4471", "on the 3rd of March",
+               "that is 1,250 units", "call back at 4:30 pm", "account DP 3301", "nineteen ninety",
+               "a payment of $1,200.50 on 2024-05-01", "three payments", "ok", "we can do that for you"]
+    text = " ".join(rng.choice(phrases) for _ in range(3000))  # about 70,000 characters
+    pieces = find_values(text, today=date(2026, 12, 1))
+    monkeypatch.setattr(spoken, "CHUNK", 10 ** 9)
+    spoken._find_values.cache_clear()
+    assert pieces == find_values(text, today=date(2026, 12, 1))
+    assert len(pieces) > 2000
+
+
+def test_the_currency_in_one_piece_makes_the_money_reading_in_another():
+    text = "sixty-five fifty-two " + "and so on " * 400 + "in pounds"
+    assert len(text) > spoken.CHUNK
+    assert find_values(text)[0].value == Decimal("65.52")
+    assert find_values(text.replace("in pounds", "in all"))[0].value == Decimal("6552")
+
+
+def test_a_spoken_amount_after_a_megabyte_of_digits_is_found(clinic):
+    _suite, _scenario, oracle = clinic
+    trace, index = with_reply(oracle, hostile("digits") + " so that is sixty-five pounds fifty-two")
+    finding = stated(trace, "65.52", "amount")
+    assert finding.found and finding.message_index == index
+    assert not stated(trace, "65.53", "amount").found
+    assert spelled_identifier(hostile("digits") + " D P three three zero one", "DP-3301")
 
 
 def test_a_guard_pattern_reads_the_whole_message():

@@ -309,6 +309,30 @@ def test_retries_always_follow_attempts():
     assert r.retries == 3 and replace(r, attempts=1).retries == 0 and ChatResponse(text="y").retries == 0
 
 
+def test_a_sweep_records_retries_and_usage_warnings_per_role(starter, tmp_path):
+    """What the model layer repeated or repaired is not lost on the way to the report: retries are summed per
+    role in the trace and the report, and each usage warning is a note in the trace."""
+    replies = iter([{"text": "Hello, one moment please.", "usage": {"prompt_tokens": -5, "completion_tokens": 2}}])
+
+    def responder(body):
+        return next(replies, {"text": "Thank you, goodbye.", "usage": {"prompt_tokens": 7, "completion_tokens": 2}})
+
+    with FakeProvider(responder, fault_plan=lambda n: {"fault": "unavailable"} if n in (0, 1) else None) as fp:
+        name = f"openai-compatible:{fp.base_url}#m"
+        config = RunConfig(candidates=(name,), scenarios=SCENARIO,
+                           candidate_options={"settings": ModelSettings(max_retries=2, backoff_base_s=0.001,
+                                                                        backoff_max_s=0.002, timeout_s=2)})
+        run_suite(starter, config, tmp_path / "run")
+        served = len(fp.requests)
+    trace = read_trace(next((tmp_path / "run" / "traces").rglob("*.json")))
+    usage = trace.usage["candidate"]
+    assert usage.retries == 2 and usage.calls == served - 2
+    assert usage.prompt_tokens == 7 * (usage.calls - 1)  # the first answer's usage was out of contract: 0
+    assert [n for n in trace.notes if "prompt_tokens" in n and "recorded as 0" in n], trace.notes
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert report["candidates"][name]["usage"]["candidate"]["retries"] == 2
+
+
 # --- other hostile shapes -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("retry_after", ["1e308", "inf"])

@@ -214,6 +214,8 @@ def test_call_transcript_shows_damage_fragments_tools_and_matchers(page, run_dir
 
 def test_filters_and_deep_links(page):
     page.page.click('#leaderboard a[href="#calls=noop"]')  # a candidate's row lists its calls
+    # the viewer reacts to the hash change on its own turn of the event loop
+    page.page.wait_for_function("document.querySelector('#call-list select').value === 'noop'", timeout=5000)
     assert page.page.input_value("#call-list select") == "noop"
     assert page.page.locator("#call-list button.call-link:visible").all_inner_texts() == ["reschedule r0"]
     page.page.select_option("#call-list select", "")

@@ -78,3 +78,30 @@ def test_candidate_never_receives_hidden_state_or_the_brief(starter, tmp_path):
     for turn in trace.caller_turns:
         if turn.observed != [turn.intended]:
             assert turn.intended not in sent  # the intended text of a damaged or split turn stays in the trace only
+
+
+def test_the_llm_callers_retries_and_usage_warnings_reach_the_trace(starter, tmp_path):
+    from callbench.models import ModelSettings
+
+    sid = next(iter(starter.scenarios))
+    scenario = starter.scenarios[sid]
+    phrases = starter.manifest.defaults.caller_phrases[scenario.language]
+    base, seen = caller_responder(scenario, phrases), []
+
+    def caller(body):
+        reply = base(body)
+        reply = {"text": reply} if isinstance(reply, str) else dict(reply)
+        if not seen:
+            reply["usage"] = {"prompt_tokens": "many", "completion_tokens": 3}
+        seen.append(1)
+        return reply
+
+    fast = ModelSettings(max_retries=2, backoff_base_s=0.001, backoff_max_s=0.002, timeout_s=5)
+    with FakeProvider(oracle_responder(scenario)) as cand, \
+            FakeProvider(caller, fault_plan=lambda n: {"fault": "server_error"} if n == 0 else None) as call:
+        config = RunConfig(candidates=(f"openai-compatible:{cand.base_url}#a",), caller=f"openai-compatible:{call.base_url}#c",
+                           caller_options={"settings": fast}, scenarios=(sid,), infra_reruns=0)
+        run_suite(starter, config, tmp_path / "r")
+    trace = read_trace(next((tmp_path / "r" / "traces").rglob("r0.json")))
+    assert trace.usage["caller"].retries == 1 and trace.usage["candidate"].retries == 0
+    assert [n for n in trace.notes if n.startswith("caller: ") and "prompt_tokens" in n], trace.notes

@@ -85,6 +85,10 @@ def run(
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)"),
     scoring: Optional[str] = typer.Option(None, "--scoring", help="guards (default: kept rules earn nothing, broken ones "
                                           "cost) | reference (every item on both sides, as published benchmarks score)"),
+    step_timeout: Optional[float] = typer.Option(None, "--step-timeout", min=0, help="seconds a candidate may take over "
+                                                 "one message before it counts as its failure (default 300; 0: none)"),
+    call_timeout: Optional[float] = typer.Option(None, "--call-timeout", min=0, help="seconds of candidate time in one "
+                                                 "call (default 900; 0: none)"),
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the scores."""
     import datetime as dt
@@ -95,7 +99,7 @@ def run(
     from .errors import CallbenchError, SuiteError, SuiteNotFound
     from .reports.table import summary_table
     from .runs import RunConfig, run_suite
-    from .runs.config import limits_from, read_config, role_options
+    from .runs.config import deadline, limits_from, read_config, role_options
     from .runs.runner import DEFAULT_CANDIDATES
     from .suite_check import load_suite
 
@@ -122,8 +126,9 @@ def run(
         except CallbenchError as exc:
             _fail(str(exc))
         given = {"--candidate": candidate, "--repeats": repeats, "--seed": seed, "--caller": caller, "--scenario": scenario,
-                 "--judge": judge, "--config": config, "--suite": suite, "--out": out, "--scoring": scoring}
-        extra = [flag for flag, value in given.items() if value]
+                 "--judge": judge, "--config": config, "--suite": suite, "--out": out, "--scoring": scoring,
+                 "--step-timeout": step_timeout, "--call-timeout": call_timeout}
+        extra = [flag for flag, value in given.items() if value not in (None, [])]
         if extra:
             _fail(f"--resume continues the stored run exactly; drop {', '.join(extra)} (the run's own settings are used)")
         suite = stored["suite"].get("source") or stored["suite"]["id"]
@@ -136,7 +141,9 @@ def run(
         scenarios=tuple(scenario or file.get("scenarios") or ()) or None, infra_reruns=file.get("infra_reruns", 3),
         candidate_options=role_options(cand_section), caller_options=role_options(caller_section),
         judge=judge or file.get("judge"), judge_options=role_options(judge_section) if judge_section else {},
-        prices=file.get("prices", {}), limits=limits_from(file), scoring=scoring or file.get("scoring", "guards"))
+        prices=file.get("prices", {}), limits=limits_from(file), scoring=scoring or file.get("scoring", "guards"),
+        step_timeout_s=deadline(step_timeout if step_timeout is not None else file.get("step_timeout_s"), 300.0),
+        call_timeout_s=deadline(call_timeout if call_timeout is not None else file.get("call_timeout_s"), 900.0))
     if run_config.scoring not in ("guards", "reference"):
         _fail(f"unknown scoring mode '{run_config.scoring}' (guards or reference)")
     if resume is not None:

@@ -39,7 +39,7 @@ def _text(value: Any, admitted: Admitted) -> str | None:
 def _usage(usage: Any, notes: list[str]) -> Usage | None:
     if usage is None:
         return None
-    fields = ("prompt_tokens", "completion_tokens", "cached_tokens")
+    fields = ("prompt_tokens", "completion_tokens", "cached_tokens", "retries")
     values = [getattr(usage, f, None) for f in fields]
     if isinstance(usage, Usage) and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_TOKENS
                                         for v in values):
@@ -88,4 +88,4 @@ def admit_utterance(utterance: CallerUtterance) -> tuple[CallerUtterance, bool]:
     if not changed:
         return utterance, False
     return CallerUtterance(text=text, expressed_steps=utterance.expressed_steps, done=utterance.done,
-                           usage=utterance.usage), True
+                           usage=utterance.usage, notes=utterance.notes), True

@@ -88,6 +88,7 @@ class _Episode:
             u.prompt_tokens += usage.prompt_tokens
             u.completion_tokens += usage.completion_tokens
             u.cached_tokens += usage.cached_tokens
+            u.retries += usage.retries
 
     def _end(self, reason: str, detail: str = "") -> None:
         last = len(self.trace.messages) - 1
@@ -144,6 +145,7 @@ class _Episode:
             raise InfrastructureError(f"caller simulator failed: {type(exc).__name__}") from exc
         self.trace.timings.caller_seconds.append(time.perf_counter() - t0)
         self._usage("caller", utterance.usage)
+        self.trace.notes += [f"caller: {n}" for n in utterance.notes]
         utterance, sanitised = admit_utterance(utterance)
         check_utterance(view, utterance)
         self.expressed.extend(utterance.expressed_steps)
@@ -222,8 +224,9 @@ class _Episode:
         try:
             return await asyncio.wait_for(pending, timeout=bounds[which])
         except asyncio.TimeoutError:
-            raise CandidateTimeout(f"the candidate did not answer within its deadline for {which} "
-                                   f"({bounds[which]:.1f} s left)") from None
+            given = f"{self.setup.step_timeout_s:g} s" if which == "one message" else \
+                f"{self.setup.call_timeout_s:g} s of candidate time, {bounds[which]:.1f} s of it left at this message"
+            raise CandidateTimeout(f"the candidate did not answer within its deadline for {which} ({given})") from None
 
     def _next_call_id(self) -> str:
         self.call_counter += 1

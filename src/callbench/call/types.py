@@ -26,6 +26,8 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    retries: int = 0
+    """provider requests the model layer repeated after a retryable failure (tokens count the answer kept)"""
 
     @property
     def total(self) -> int:
@@ -66,6 +68,8 @@ class CallerUtterance:
     expressed_steps: tuple[str, ...] = ()
     done: bool = False
     usage: Usage | None = None
+    notes: tuple[str, ...] = ()
+    """what the simulator's model layer ignored or repaired in its provider's answers (kept in the trace)"""
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,14 +110,15 @@ class LLMCaller:
 
     async def respond(self, view: CallerView) -> CallerUtterance:
         messages = caller_messages(view, self.turns)
-        usage = Usage()
+        usage, notes = Usage(), ()
         reason = ""
         for _ in range(self.attempts):
             response = await self.model.complete(messages, None, json_mode=self.json_mode,
                                                  json_schema=turn_schema(view) if self.json_mode else None)
             usage = Usage(usage.prompt_tokens + response.usage.prompt_tokens,
                           usage.completion_tokens + response.usage.completion_tokens,
-                          usage.cached_tokens + response.usage.cached_tokens)
+                          usage.cached_tokens + response.usage.cached_tokens, usage.retries + response.retries)
+            notes += response.warnings
             try:
                 utterance = parse_turn(response.text or "")
                 check_utterance(view, utterance)
@@ -128,5 +129,5 @@ class LLMCaller:
                 continue
             self.turns.append({"say": utterance.text, "step": utterance.expressed_steps[0] if utterance.expressed_steps else None,
                                "done": utterance.done})
-            return CallerUtterance(utterance.text, utterance.expressed_steps, utterance.done, usage)
+            return CallerUtterance(utterance.text, utterance.expressed_steps, utterance.done, usage, notes)
         raise CallerTurnRejected(f"caller turn rejected twice: {reason}")

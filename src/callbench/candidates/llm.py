@@ -38,7 +38,7 @@ class ChatCandidate:
             self._schemas = (view.tools, tool_schemas(view.tools, self.concluding_message) or None)
         response = await self.model.complete(chat_messages(view, self.user_first), self._schemas[1])
         return CandidateStep(speech=(response.text or "").strip() or None, tool_calls=response.tool_calls,
-                             usage=response.usage)
+                             usage=response.usage, notes=response.warnings)
 
 
 ACTION_FORMAT = """\
@@ -135,4 +135,4 @@ class JsonActionCandidate:
         text = response.text or ""
         speech, calls, error = parse_action(text)
         return CandidateStep(speech=speech, tool_calls=calls, usage=response.usage, error=error,
-                             raw=text if error else None)
+                             raw=text if error else None, notes=response.warnings)

@@ -69,12 +69,13 @@ class _Judge:
         messages = [{"role": "system", "content": self.prompt},
                     {"role": "user", "content": f"## Transcript\n{transcript}\n\n## {self.key.title()} to judge\n{rubric}"}]
         reason = ""
-        usage = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+        usage = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "retries": 0}
         for _ in range(2):
             response = await self.model.complete(messages, None, json_mode=True)
             usage["calls"] += 1
             usage["prompt_tokens"] += response.usage.prompt_tokens
             usage["completion_tokens"] += response.usage.completion_tokens
+            usage["retries"] += response.retries
             try:
                 return self._validate(response.text or "", ids, len(trace.messages)), usage
             except ValueError as exc:

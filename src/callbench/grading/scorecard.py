@@ -205,6 +205,7 @@ def _card(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list,
             judge_usage.calls += u.get("calls", 0)
             judge_usage.prompt_tokens += u.get("prompt_tokens", 0)
             judge_usage.completion_tokens += u.get("completion_tokens", 0)
+            judge_usage.retries += u.get("retries", 0)
         usage["judge"] = judge_usage
         models["judge"] = next(iter(judged.values()))["model"]
     return Scorecard(trace_id=trace.id, scenario_id=trace.scenario_id, agent_id=trace.agent_id, candidate=trace.candidate,

@@ -24,9 +24,11 @@ read, and slash dates are read day first unless only month first is possible.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, time
 from decimal import Decimal
 from typing import Any
@@ -115,12 +117,59 @@ class _Tok:
     value: SpokenValue | None = None
 
 
+CHUNK = 2000
+"""Texts longer than this are read in pieces of about this size (cut at whitespace, overlapping by
+OVERLAP characters), so a hostile megabyte costs linear time and no numeral reaches Python's
+4,300-digit limit on int(). A value is read with at least OVERLAP / 2 characters of context on either
+side: one said across more than that (a hundred digits read one by one) may be read as two."""
+OVERLAP = 200
+
+
 def find_values(text: str, language: str = "en", *, today: date | None = None,
                 money: bool | None = None) -> list[SpokenValue]:
     """Every value in one utterance, left to right. `today` places dates said without a year (the
     occurrence nearest to it; pass the call's date for reproducible grading); `money` forces (True) or forbids (False) the money
-    reading, which by default follows the presence of a currency word or symbol."""
-    return _Parser(text, language, today or date.today(), money).run()
+    reading, which by default follows the presence of a currency word or symbol anywhere in the text."""
+    today = today or date.today()
+    if len(text) <= CHUNK:
+        return _Parser(text, language, today, money).run()
+    return list(_find_values(text, language, today, money))
+
+
+@functools.lru_cache(maxsize=8)
+def _find_values(text: str, language: str, today: date, money: bool | None) -> tuple[SpokenValue, ...]:
+    """Long texts only, and few (the cache holds them): every spoken-value check of a scenario reads every
+    message again, and a hostile megabyte costs seconds each time."""
+    return tuple(_read(text, language, today, money))
+
+
+def _read(text: str, language: str, today: date, money: bool | None) -> list[SpokenValue]:
+    cuts = _cuts(text)
+    parsers = [_Parser(text[a:b], language, today, money) for a, b in cuts]
+    if money is None:  # the currency word may sit in another piece than the number
+        for p in parsers:
+            p.money = any(q.money for q in parsers)
+    out: list[SpokenValue] = []
+    for k, ((a, _), p) in enumerate(zip(cuts, parsers)):
+        # a piece owns the values that start before the middle of its overlap with the next one, so every
+        # value is read with at least OVERLAP / 2 characters of context on each side; none is read twice
+        own_end = (cuts[k + 1][0] + cuts[k][1]) // 2 if k + 1 < len(cuts) else len(text)
+        done = out[-1].end if out else 0
+        out += [replace(v, start=v.start + a, end=v.end + a) for v in p.run() if done <= v.start + a < own_end]
+    return out
+
+
+def _cuts(text: str) -> list[tuple[int, int]]:
+    """Overlapping pieces [a, b) of at most CHUNK characters; each next piece starts after a space in the
+    first half of the previous one's last OVERLAP characters (or, with no space there, OVERLAP before its end)."""
+    cuts, a = [], 0
+    while True:
+        b = min(a + CHUNK, len(text))
+        cuts.append((a, b))
+        if b == len(text):
+            return cuts
+        space = re.compile(r"\s+").search(text, b - OVERLAP, b - OVERLAP // 2)
+        a = space.end() if space else b - OVERLAP
 
 
 PAST_DATE_DAYS = 92
@@ -154,11 +203,13 @@ class _Parser:
     # -- structured forms first: they own their digits, so nothing re-reads them as amounts
     def _prepass(self) -> list[SpokenValue]:
         found: list[SpokenValue] = []
+        starts: list[int] = []  # of `found`, kept sorted (the spans never overlap) to test a match in log time
         for name, rx in _PRE:
             for m in rx.finditer(self.shadow):
-                if not any(m.start() < v.end and v.start < m.end() for v in found) and \
-                        (v := self._structured(name, m)) is not None:
-                    found.append(v)
+                i = bisect.bisect_left(starts, m.end())
+                if (i == 0 or found[i - 1].end <= m.start()) and (v := self._structured(name, m)) is not None:
+                    starts.insert(i, v.start)
+                    found.insert(i, v)
         return found
 
     def _structured(self, name: str, m: re.Match) -> SpokenValue | None:
@@ -196,13 +247,13 @@ class _Parser:
 
     def _tokenise(self, blocks: list[SpokenValue]) -> list[_Tok]:
         s, out, i, prev = self.shadow, [], 0, 0
-        blocks = sorted(blocks, key=lambda v: v.start)
+        blocks, nb = sorted(blocks, key=lambda v: v.start), 0
         is_word = lambda c: unicodedata.category(c)[0] in "LM" or c in "\u200c\u200d"  # noqa: E731
         while i < len(s):
-            limit = blocks[0].start if blocks else len(s)
+            limit = blocks[nb].start if nb < len(blocks) else len(s)
             c = s[i]
             if i == limit:
-                v = blocks.pop(0)
+                v, nb = blocks[nb], nb + 1
                 tok = _Tok(v.start, v.end, "block", "", self.text[prev:i], value=v)
             elif c.isspace():
                 i += 1

@@ -8,7 +8,7 @@ providers translate at their edge.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from ..call.types import ToolCall, Usage
@@ -61,6 +61,7 @@ class ChatResponse:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "retries", max(0, self.attempts - 1))
+        object.__setattr__(self, "usage", replace(self.usage, retries=self.retries))  # usage travels; retries with it
 
 
 MAX_TOKENS_PER_RESPONSE = 10**9

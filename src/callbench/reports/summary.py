@@ -53,11 +53,12 @@ def usage_summary(cards: list[Scorecard], prices: dict[str, dict[str, float]] | 
     for card in cards:
         for role, u in card.usage.items():
             row = roles.setdefault(role, {"model": card.models.get(role), "calls": 0, "prompt_tokens": 0,
-                                          "completion_tokens": 0, "cached_tokens": 0})
+                                          "completion_tokens": 0, "cached_tokens": 0, "retries": 0})
             row["calls"] += u.calls
             row["prompt_tokens"] += u.prompt_tokens
             row["completion_tokens"] += u.completion_tokens
             row["cached_tokens"] += u.cached_tokens
+            row["retries"] += u.retries
     for row in roles.values():
         cost = tokens_cost((prices or {}).get(row["model"] or ""), row["prompt_tokens"], row["cached_tokens"], row["completion_tokens"])
         if cost is not None:

@@ -7,6 +7,8 @@ the names of the environment variables that hold them.
     repeats = 3
     seed = 1
     concurrency = 16
+    step_timeout_s = 300        # seconds a candidate may take over one message (0: no deadline)
+    call_timeout_s = 900        # seconds of candidate time in one call (0: no deadline)
 
     [candidate]                 # settings for model-backed candidates
     base_url = "http://127.0.0.1:8000/v1"
@@ -45,7 +47,7 @@ from ..errors import CallbenchError
 from ..models.base import TRANSPORTS, ModelSettings
 
 RUN_KEYS = {"suite", "candidates", "caller", "judge", "repeats", "seed", "concurrency", "scenarios", "out", "infra_reruns",
-            "scoring"}
+            "scoring", "step_timeout_s", "call_timeout_s"}
 SECTIONS = {"candidate", "caller_model", "judge_model", "prices", "limits"}
 SETTING_KEYS = set(ModelSettings.__dataclass_fields__)
 ADAPTER_KEYS = {"base_url", "api_key_env", "user_first", "concluding_message"}
@@ -53,6 +55,13 @@ ADAPTER_KEYS = {"base_url", "api_key_env", "user_first", "concluding_message"}
 
 class ConfigError(CallbenchError):
     pass
+
+
+def deadline(value: float | None, default: float) -> float | None:
+    """A deadline as given (flag or file) to what RunConfig takes: absent is the default, 0 is none."""
+    if value is None:
+        return default
+    return float(value) or None
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
@@ -66,6 +75,10 @@ def read_config(path: str | Path) -> dict[str, Any]:
     unknown = set(data) - RUN_KEYS - SECTIONS
     if unknown:
         raise ConfigError(f"{path}: unknown key(s) {sorted(unknown)} (known: {sorted(RUN_KEYS | SECTIONS)})")
+    for key in ("step_timeout_s", "call_timeout_s"):
+        value = data.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+            raise ConfigError(f"{path}: {key} must be a number of seconds (0 for no deadline), not {value!r}")
     for section in ("candidate", "caller_model", "judge_model"):
         bad = set(data.get(section, {})) - SETTING_KEYS - ADAPTER_KEYS
         if bad:

@@ -26,7 +26,7 @@ from .executors import AttemptJob, Deliver, _maybe_await
 
 def _worker(source: str, meta: dict, limits: dict, attempts: list[tuple[str, str, int]], concurrency: int,
             results, stop_flag, cooldowns=None) -> None:
-    from ..grading.scorecard import score_trace_async
+    from .executors import score_off_loop
     from ..models.limits import SharedCooldownGate, cooldown_slot
     from .episodes import run_attempt
     from .ray_executor import _worker_run
@@ -45,7 +45,7 @@ def _worker(source: str, meta: dict, limits: dict, attempts: list[tuple[str, str
                 results.put(("start", candidate, scenario_id, repeat, None, None))
                 attempt = Attempt(candidate, scenario_id, repeat)
                 trace = await run_attempt(suite, attempt, config.seed, cast=cast, infra_reruns=config.infra_reruns)
-                card = await score_trace_async(trace, suite.scenarios[scenario_id], suite.manifest, graders)
+                card = await score_off_loop(trace, suite.scenarios[scenario_id], suite.manifest, graders)
                 results.put(("done", candidate, scenario_id, repeat, trace.to_json(), card.model_dump_json()))
 
         try:

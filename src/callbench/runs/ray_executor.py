@@ -81,7 +81,7 @@ def play_attempt(source: str, meta: dict[str, Any], limits: dict[str, Any], cand
                  repeat: int, gates: Any = None) -> tuple[str, str]:
     """One call, played and scored in a worker; returns (trace JSON, scorecard JSON). `gates` links to the
     run's GateServer actor (None when the run has no limits)."""
-    from ..grading.scorecard import score_trace_async
+    from .executors import score_off_loop
     from .episodes import run_attempt
 
     suite, config, cast, graders = _worker_run(source, meta, limits, gates)
@@ -90,7 +90,7 @@ def play_attempt(source: str, meta: dict[str, Any], limits: dict[str, Any], cand
     async def play() -> tuple[str, str]:
         try:
             trace = await run_attempt(suite, attempt, config.seed, cast=cast, infra_reruns=config.infra_reruns)
-            card = await score_trace_async(trace, suite.scenarios[scenario_id], suite.manifest, graders)
+            card = await score_off_loop(trace, suite.scenarios[scenario_id], suite.manifest, graders)
             return trace.to_json(), card.model_dump_json()
         finally:
             # Clients keep one connection pool per event loop, and this loop ends with the call; the cached

@@ -13,7 +13,8 @@ from typing import Any
 from ..call import read_trace
 from ..errors import CallbenchError
 from ..grading import Scorecard
-from ..grading.scorecard import SCORING_MODES, score_trace_async
+from ..grading.scorecard import SCORING_MODES
+from .executors import score_off_loop
 from .episodes import Cast
 from .files import write_json_atomic
 from .runner import attempt_order, config_from_run, scorecard_path, trace_path
@@ -74,7 +75,7 @@ async def rescore_async(run_dir: Path, *, judge: str | None = None, judge_option
         if not path.exists():
             continue  # an attempt the run never finished: nothing to grade, and the report counts what exists
         trace = read_trace(path)
-        card = await score_trace_async(trace, suite.scenarios[attempt.scenario_id], suite.manifest, chosen)
+        card = await score_off_loop(trace, suite.scenarios[attempt.scenario_id], suite.manifest, chosen)
         write_json_atomic(scorecard_path(run_dir, attempt, folder), card.model_dump_json(indent=1))
         cards.append(card)
     for model in cast.models.values():

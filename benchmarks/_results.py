@@ -1,4 +1,5 @@
-"""Where every benchmark leaves its figures: one JSON file under benchmarks/results/, also printed."""
+"""Where every benchmark leaves its figures: one JSON file under benchmarks/results/, also
+printed."""
 
 from __future__ import annotations
 

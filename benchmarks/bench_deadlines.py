@@ -1,9 +1,14 @@
-"""How far past its deadline a hostile candidate can hold a call: `python benchmarks/bench_deadlines.py`.
+"""How far past its deadline a hostile candidate can hold a call: `python
+benchmarks/bench_deadlines.py`.
 
-Three agents that never answer in time (an async one that awaits forever, a synchronous one stuck in a
-blocking call, an HTTP server that drips one byte every 0.2 s), each given a 1 s per-message deadline on the
-one-scenario mini suite. Reported: wall seconds of the whole run and the overshoot past the deadline (the run
-also sets up the call, greets nothing and writes its files, so a few tens of milliseconds are the floor).
+Three agents that never answer in time (an async one that awaits forever, a synchronous one stuck in
+a
+blocking call, an HTTP server that drips one byte every 0.2 s), each given a 1 s per-message
+deadline on the
+one-scenario mini suite. Reported: wall seconds of the whole run and the overshoot past the deadline
+(the run
+also sets up the call, greets nothing and writes its files, so a few tens of milliseconds are the
+floor).
 """
 
 from __future__ import annotations
@@ -65,22 +70,29 @@ def main(argv: list[str] | None = None) -> dict:
     suite = load_suite(Path(__file__).parents[1] / "tests" / "fixtures" / "mini")
     _run(suite, "noop")  # warm-up: imports and first-run costs are not the deadline's
     rows = {}
-    for label, name in (("async agent that never answers", "python:bench_deadline_agents:never_answers"),
-                        ("sync agent stuck in a blocking call", "python:bench_deadline_agents:blocks")):
+    for label, name in (
+        ("async agent that never answers", "python:bench_deadline_agents:never_answers"),
+        ("sync agent stuck in a blocking call", "python:bench_deadline_agents:blocks"),
+    ):
         STOP.clear()
         wall = _run(suite, name)
         STOP.set()
         rows[label] = {"wall_s": round(wall, 3), "overshoot_s": round(wall - DEADLINE_S, 3)}
     STOP.clear()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Drip)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     try:
         wall = _run(suite, f"http://127.0.0.1:{server.server_address[1]}/agent")
     finally:
         STOP.set()
         server.shutdown()
         server.server_close()
-    rows["HTTP agent dripping a byte every 0.2 s"] = {"wall_s": round(wall, 3), "overshoot_s": round(wall - DEADLINE_S, 3)}
+    rows["HTTP agent dripping a byte every 0.2 s"] = {
+        "wall_s": round(wall, 3),
+        "overshoot_s": round(wall - DEADLINE_S, 3),
+    }
     result = {"deadline_s": DEADLINE_S, "agents": rows}
     save(result, RESULTS / "deadlines.json")
     return result

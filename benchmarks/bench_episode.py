@@ -11,10 +11,9 @@ machine ratios measured in one run are what can be compared across runs.
 
 from __future__ import annotations
 
-import sys
-
 import argparse
 import asyncio
+import sys
 import time
 from pathlib import Path
 
@@ -58,7 +57,9 @@ def measure(suite_id: str, repeats: int) -> dict:
         }
     base = rows["oracle"]["cpu_ms_per_turn_episode"]
     for row in rows.values():
-        row["ratio_per_turn_to_oracle"] = round(row["cpu_ms_per_turn_episode"] / base, 3) if base else None
+        row["ratio_per_turn_to_oracle"] = (
+            round(row["cpu_ms_per_turn_episode"] / base, 3) if base else None
+        )
     return {"suite": suite.id, "suite_sha256": suite.sha256, "repeats": repeats, "baselines": rows}
 
 

@@ -1,17 +1,18 @@
 """Leaderboard build time over 60 reports, with and without the artifacts to verify, side by side.
 
-Sixty copies of one real run (the starter suite, three baselines, one repeat), each with its own run id,
-are ranked together; the same reports are then ranked with their artifacts removed (so only the JSON is
+Sixty copies of one real run (the starter suite, three baselines, one repeat), each with its own run
+id,
+are ranked together; the same reports are then ranked with their artifacts removed (so only the JSON
+is
 read), which isolates the cost of manifest verification as a ratio measured in the same run.
 """
 
 from __future__ import annotations
 
-import sys
-
 import argparse
 import json
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -38,7 +39,10 @@ def measure(reports: int = 60, rounds: int = 3) -> dict:
                     target.mkdir(parents=True)
                 report = dict(base_report, run_id=f"bench-{i:02d}")
                 (target / "report.json").write_text(json.dumps(report))
-        files = sum(len(json.loads((root / "full" / f"run{i:02d}" / "report.json").read_text())["manifest"]) for i in range(reports))
+        files = sum(
+            len(json.loads((root / "full" / f"run{i:02d}" / "report.json").read_text())["manifest"])
+            for i in range(reports)
+        )
         timings = {}
         for folder in ("full", "bare"):
             best = float("inf")
@@ -47,9 +51,14 @@ def measure(reports: int = 60, rounds: int = 3) -> dict:
                 board = build_leaderboard([root / folder], root / f"out-{folder}")
                 best = min(best, time.perf_counter() - t0)
             timings[folder] = best
-        return {"reports": reports, "ranked_rows": len(board["ranked"]), "artifacts_verified": files,
-                "seconds_with_verification": round(timings["full"], 4), "seconds_reports_only": round(timings["bare"], 4),
-                "ratio_verification_to_reports_only": round(timings["full"] / timings["bare"], 2)}
+        return {
+            "reports": reports,
+            "ranked_rows": len(board["ranked"]),
+            "artifacts_verified": files,
+            "seconds_with_verification": round(timings["full"], 4),
+            "seconds_reports_only": round(timings["bare"], 4),
+            "ratio_verification_to_reports_only": round(timings["full"] / timings["bare"], 2),
+        }
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -13,12 +13,11 @@ Measures, in one process:
 
 from __future__ import annotations
 
-import sys
-
 import argparse
 import platform
 import random
 import resource
+import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -50,7 +49,7 @@ def synthetic(seed: int = 0) -> dict[str, Nested]:
         for a in range(AGENTS):
             scenarios = {}
             for s in range(SCENARIOS_PER_AGENT):
-                if rng.random() < 0.01:          # a skipped scenario: no repeat completed
+                if rng.random() < 0.01:  # a skipped scenario: no repeat completed
                     continue
                 base = skill + agent_effect[a] + scenario_effect[a, s]
                 reps = np.clip(base + rng.normal(0, 8, REPEATS), 0, 100)
@@ -61,7 +60,9 @@ def synthetic(seed: int = 0) -> dict[str, Nested]:
     return out
 
 
-def naive_bootstrap(data: Nested, samples: int, seed: int, level: float = 0.95) -> tuple[float, float]:
+def naive_bootstrap(
+    data: Nested, samples: int, seed: int, level: float = 0.95
+) -> tuple[float, float]:
     """The same resampling as hierarchical_bootstrap, one sample at a time in plain Python."""
     rng = random.Random(seed)
     agents = [[list(data[a][s]) for s in sorted(data[a]) if data[a][s]] for a in sorted(data)]
@@ -98,7 +99,9 @@ def measure(samples: int, naive_samples: int) -> dict:
     calls = sum(len(r) for d in data.values() for s in d.values() for r in s.values())
     scenarios = sum(len(s) for d in data.values() for s in d.values())
 
-    hierarchical_bootstrap(data[names[0]], samples=10, seed=0)  # numpy import and first-call warm-up
+    hierarchical_bootstrap(
+        data[names[0]], samples=10, seed=0
+    )  # numpy import and first-call warm-up
     per_candidate, intervals = {}, {}
     total = _clock()
     for name in names:
@@ -112,7 +115,9 @@ def measure(samples: int, naive_samples: int) -> dict:
     total = _clock()
     for a, b in zip(names[1:], names[:-1]):
         start = _clock()
-        p = paired_comparison(flat(data[a]), flat(data[b]), samples=samples, seed=seed_for(RUN_ID, a, b))
+        p = paired_comparison(
+            flat(data[a]), flat(data[b]), samples=samples, seed=seed_for(RUN_ID, a, b)
+        )
         pairs[f"{a} vs {b}"] = {**_since(start), **p.as_dict()}
     paired_total = _since(total)
 
@@ -135,15 +140,27 @@ def measure(samples: int, naive_samples: int) -> dict:
 
     cpu_per_candidate = [v["cpu_s"] for v in per_candidate.values()]
     return {
-        "shape": {"candidates": CANDIDATES, "agents": AGENTS, "scenarios_per_agent": SCENARIOS_PER_AGENT,
-                  "repeats": REPEATS, "scenarios_kept": scenarios, "calls_kept": calls},
+        "shape": {
+            "candidates": CANDIDATES,
+            "agents": AGENTS,
+            "scenarios_per_agent": SCENARIOS_PER_AGENT,
+            "repeats": REPEATS,
+            "scenarios_kept": scenarios,
+            "calls_kept": calls,
+        },
         "samples": samples,
         "bootstrap": {
             "total": bootstrap_total,
             "cpu_s_per_candidate_mean": round(sum(cpu_per_candidate) / len(cpu_per_candidate), 4),
             "cpu_s_per_candidate_max": round(max(cpu_per_candidate), 4),
-            "per_candidate": {n: {**per_candidate[n], "point": round(point_estimate(data[n]), 3),
-                                  "interval": intervals[n]} for n in names},
+            "per_candidate": {
+                n: {
+                    **per_candidate[n],
+                    "point": round(point_estimate(data[n]), 3),
+                    "interval": intervals[n],
+                }
+                for n in names
+            },
         },
         "paired": {"total": paired_total, "pairs": pairs},
         "vectorised_vs_naive": {
@@ -154,9 +171,17 @@ def measure(samples: int, naive_samples: int) -> dict:
             "vectorised_interval": [round(vec.low, 3), round(vec.high, 3)],
             "naive_interval": [round(naive[0], 3), round(naive[1], 3)],
         },
-        "memory": {"traced_peak_mb_one_bootstrap": round(peak / 2**20, 2),
-                   "process_max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)},
-        "environment": {"python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine()},
+        "memory": {
+            "traced_peak_mb_one_bootstrap": round(peak / 2**20, 2),
+            "process_max_rss_mb": round(
+                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
+            ),
+        },
+        "environment": {
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "machine": platform.machine(),
+        },
     }
 
 

@@ -1,12 +1,17 @@
-"""Sweeps at scale: executor efficiency against a provider with a fixed latency, and memory over 10,000 calls.
+"""Sweeps at scale: executor efficiency against a provider with a fixed latency, and memory over
+10,000 calls.
 
 Levels run with one event loop (the local executor) and with two worker processes (the processes
 executor), since the harness's CPU is bound by one interpreter lock per process.
-Efficiency = ideal wall time / measured wall time, where ideal = (requests × added latency) / min(concurrency, calls):
-1.0 means the harness adds nothing to the time the model itself takes. The fake provider runs in its own
+Efficiency = ideal wall time / measured wall time, where ideal = (requests × added latency) /
+min(concurrency, calls):
+1.0 means the harness adds nothing to the time the model itself takes. The fake provider runs in its
+own
 process so that its threads do not compete with the harness for the interpreter; its CPU per call is
-reported beside the harness's (this process's CPU time divided by the calls; with worker processes, only
-the driver's), since both share the machine's two cores. Memory: resident set size sampled while 10,000 calls with the
+reported beside the harness's (this process's CPU time divided by the calls; with worker processes,
+only
+the driver's), since both share the machine's two cores. Memory: resident set size sampled while
+10,000 calls with the
 built-in baselines run, to show it stays flat.
 """
 
@@ -64,22 +69,40 @@ def efficiency(levels: list[tuple], latency: float) -> list[dict]:
             processes = level[2] if len(level) > 2 else 1
             with tempfile.TemporaryDirectory() as tmp:
                 name = f"openai-compatible:{base_url}#fixed-latency"
-                config = RunConfig(candidates=(name,), repeats=calls, concurrency=concurrency, infra_reruns=0)
+                config = RunConfig(
+                    candidates=(name,), repeats=calls, concurrency=concurrency, infra_reruns=0
+                )
                 executor = None
                 if processes > 1:
                     from callbench.runs.process_executor import ProcessExecutor
 
                     executor = ProcessExecutor(processes=processes, concurrency=concurrency)
-                cpu0, wall0, provider0 = time.process_time(), time.perf_counter(), _cpu_s(server.pid)
+                cpu0, wall0, provider0 = (
+                    time.process_time(),
+                    time.perf_counter(),
+                    _cpu_s(server.pid),
+                )
                 result = run_suite(suite, config, Path(tmp) / "r", executor=executor)
                 wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
                 provider_cpu = _cpu_s(server.pid) - provider0
                 requests = result.report["candidates"][name]["usage"]["candidate"]["calls"]
-                ideal = requests * latency / min(concurrency, calls)  # more workers than calls cannot help
-                rows.append({"concurrency": concurrency, "processes": processes, "calls": calls, "requests": requests, "latency_s": latency,
-                             "wall_s": round(wall, 2), "ideal_s": round(ideal, 2), "efficiency": round(ideal / wall, 3),
-                             "harness_cpu_ms_per_call": round(1000 * cpu / calls, 2),
-                             "provider_cpu_ms_per_call": round(1000 * provider_cpu / calls, 2)})
+                ideal = (
+                    requests * latency / min(concurrency, calls)
+                )  # more workers than calls cannot help
+                rows.append(
+                    {
+                        "concurrency": concurrency,
+                        "processes": processes,
+                        "calls": calls,
+                        "requests": requests,
+                        "latency_s": latency,
+                        "wall_s": round(wall, 2),
+                        "ideal_s": round(ideal, 2),
+                        "efficiency": round(ideal / wall, 3),
+                        "harness_cpu_ms_per_call": round(1000 * cpu / calls, 2),
+                        "provider_cpu_ms_per_call": round(1000 * provider_cpu / calls, 2),
+                    }
+                )
                 print(json.dumps(rows[-1]), flush=True)
     finally:
         server.terminate()
@@ -105,25 +128,42 @@ def memory(calls: int) -> dict:
         wall = time.perf_counter() - t0
     first_half = [m for n, m in samples if n <= calls // 2]
     second_half = [m for n, m in samples if n > calls // 2]
-    return {"calls": done[0], "wall_s": round(wall, 1), "rss_mb_samples": samples,
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "rss_growth_second_half_mb": round(max(second_half) - max(first_half), 1) if first_half and second_half else None}
+    return {
+        "calls": done[0],
+        "wall_s": round(wall, 1),
+        "rss_mb_samples": samples,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "rss_growth_second_half_mb": round(max(second_half) - max(first_half), 1)
+        if first_half and second_half
+        else None,
+    }
 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--memory-calls", type=int, default=10_000)
-    parser.add_argument("--quick", action="store_true", help="fewer calls at every level (a smoke run)")
-    parser.add_argument("--only-processes", action="store_true", help="only the multi-process levels")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "sweep.json")
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer calls at every level (a smoke run)"
+    )
+    parser.add_argument(
+        "--only-processes", action="store_true", help="only the multi-process levels"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).parent / "results" / "sweep.json"
+    )
     args = parser.parse_args(argv)
-    levels = ([(1, 20), (10, 200), (100, 1000), (500, 1000), (100, 1000, 2), (500, 1000, 2)] if not args.quick
-              else [(1, 4), (10, 20), (100, 100), (500, 100), (100, 100, 2)])
+    levels = (
+        [(1, 20), (10, 200), (100, 1000), (500, 1000), (100, 1000, 2), (500, 1000, 2)]
+        if not args.quick
+        else [(1, 4), (10, 20), (100, 100), (500, 100), (100, 100, 2)]
+    )
     if args.only_processes:
         levels = [lv for lv in levels if len(lv) > 2]
-    result = {"efficiency": efficiency(levels, args.latency),
-              "memory": memory(args.memory_calls if not args.quick else 600)}
+    result = {
+        "efficiency": efficiency(levels, args.latency),
+        "memory": memory(args.memory_calls if not args.quick else 600),
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result["memory"], indent=1))

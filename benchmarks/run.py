@@ -1,6 +1,7 @@
 """Run every benchmark: `python benchmarks/run.py`. Figures go to benchmarks/results/*.json.
 
-The sweep benchmark takes about five minutes (fixed provider latency at several concurrency levels, then
+The sweep benchmark takes about five minutes (fixed provider latency at several concurrency levels,
+then
 10,000 calls for memory); pass `--quick` for a short smoke run of it.
 """
 
@@ -23,10 +24,14 @@ def main() -> None:
     quick = "--quick" in sys.argv[1:]
     bench_episode.main([])
     bench_deadlines.main([])
-    bench_grading.main(["--quick", "--out", str(Path("/tmp") / "callbench-grading-quick.json")] if quick else [])
+    bench_grading.main(
+        ["--quick", "--out", str(Path("/tmp") / "callbench-grading-quick.json")] if quick else []
+    )
     bench_stats.main([])
     bench_leaderboard.main([])
-    bench_sweep.main(["--quick", "--out", str(Path("/tmp") / "callbench-sweep-quick.json")] if quick else [])
+    bench_sweep.main(
+        ["--quick", "--out", str(Path("/tmp") / "callbench-sweep-quick.json")] if quick else []
+    )
 
 
 if __name__ == "__main__":

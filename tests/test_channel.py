@@ -10,11 +10,17 @@ def channel(events=(), seeded=False, knows=None, seed=0):
 
 
 def test_substitute_drop_double_record_what_changed():
-    ch = channel([{"turn": 1, "kind": "substitute", "span": "twelve", "with": "two"},
-                  {"turn": 2, "kind": "drop", "span": "not"},
-                  {"turn": 3, "kind": "double", "span": "I"}])
+    ch = channel(
+        [
+            {"turn": 1, "kind": "substitute", "span": "twelve", "with": "two"},
+            {"turn": 2, "kind": "drop", "span": "not"},
+            {"turn": 3, "kind": "double", "span": "I"},
+        ]
+    )
     frags, (ev,) = ch.render("It is twelve litres", 1, ())
-    assert frags == ["It is two litres"] and ev.applied and (ev.before, ev.after) == ("twelve", "two")
+    assert (
+        frags == ["It is two litres"] and ev.applied and (ev.before, ev.after) == ("twelve", "two")
+    )
     frags, (ev,) = ch.render("I do not want it", 2, ())
     assert frags == ["I do want it"] and ev.applied
     frags, (ev,) = ch.render("I want it", 3, ())
@@ -30,17 +36,23 @@ def test_event_that_misses_its_span_is_recorded_as_not_applied():
 def test_step_anchored_split_inside_identifier_at_most_three_fragments():
     ch = channel([{"step": "give_id", "kind": "split", "after": ["GJ-04", "12"]}])
     frags, (ev,) = ch.render("My number is GJ-0412 ok", 4, ("give_id",))
-    assert frags == ["My number is GJ-04", "12", "ok"] and ev.applied and ev.anchor == "step give_id"
+    assert (
+        frags == ["My number is GJ-04", "12", "ok"] and ev.applied and ev.anchor == "step give_id"
+    )
     # it fires once only
     frags, evs = ch.render("My number is GJ-0412 ok", 5, ("give_id",))
     assert frags == ["My number is GJ-0412 ok"] and evs == []
 
 
 def test_events_whose_turn_never_came_are_reported():
-    ch = channel([{"turn": 9, "kind": "drop", "span": "x"}, {"step": "late", "kind": "drop", "span": "y"}])
+    ch = channel(
+        [{"turn": 9, "kind": "drop", "span": "x"}, {"step": "late", "kind": "drop", "span": "y"}]
+    )
     ch.render("hello", 1, ())
     unfired = ch.unfired()
-    assert [e.anchor for e in unfired] == ["turn 9", "step late"] and not any(e.applied for e in unfired)
+    assert [e.anchor for e in unfired] == ["turn 9", "step late"] and not any(
+        e.applied for e in unfired
+    )
 
 
 def test_seeded_first_turn_changes_one_eligible_word_never_a_caller_fact():

@@ -1,4 +1,5 @@
-"""Repeatable runs from a config file, per-role settings on the wire, and cost from a user price table."""
+"""Repeatable runs from a config file, per-role settings on the wire, and cost from a user price
+table."""
 
 import json
 
@@ -30,10 +31,17 @@ input = 2.0
 cached_input = 0.5
 output = 8.0
 ''')
-        res = CliRunner().invoke(app, ["run", "--config", str(tmp_path / "run.toml"), "--out", str(tmp_path / "out")])
+        res = CliRunner().invoke(
+            app, ["run", "--config", str(tmp_path / "run.toml"), "--out", str(tmp_path / "out")]
+        )
         assert res.exit_code == 0, res.output
         body = cand.requests[0]
-        assert (body["temperature"], body["top_p"], body["seed"], body["max_tokens"]) == (0.2, 0.9, 11, 77)
+        assert (body["temperature"], body["top_p"], body["seed"], body["max_tokens"]) == (
+            0.2,
+            0.9,
+            11,
+            77,
+        )
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["run"]["repeats"] == 2 and report["run"]["seed"] == 4
     assert report["candidate_models"][spec]["settings"]["temperature"] == 0.2
@@ -49,20 +57,49 @@ output = 8.0
 def test_bad_config_is_a_one_line_error(tmp_path):
     (tmp_path / "bad.toml").write_text('candidates = ["oracle"]\nfrobnicate = 1\n')
     res = CliRunner().invoke(app, ["run", "--config", str(tmp_path / "bad.toml")])
-    assert res.exit_code == 2 and "unknown key(s) ['frobnicate']" in res.output and "Traceback" not in res.output
-    (tmp_path / "bad2.toml").write_text('[candidate]\ntemprature = 0\n')
+    assert (
+        res.exit_code == 2
+        and "unknown key(s) ['frobnicate']" in res.output
+        and "Traceback" not in res.output
+    )
+    (tmp_path / "bad2.toml").write_text("[candidate]\ntemprature = 0\n")
     res = CliRunner().invoke(app, ["run", "--config", str(tmp_path / "bad2.toml")])
     assert res.exit_code == 2 and "temprature" in res.output
     (tmp_path / "bad3.toml").write_text('[caller_model]\nhttp_transport = "curl"\n')
     res = CliRunner().invoke(app, ["run", "--config", str(tmp_path / "bad3.toml")])
-    assert res.exit_code == 2 and "bad3.toml: [caller_model] http_transport must be one of ['aiohttp', 'httpx']" in res.output
+    assert (
+        res.exit_code == 2
+        and "bad3.toml: [caller_model] http_transport must be one of ['aiohttp', 'httpx']"
+        in res.output
+    )
 
 
 def test_model_spec_errors_name_the_problem(tmp_path):
-    res = CliRunner().invoke(app, ["run", "--suite", "tests/fixtures/mini", "--candidate", "openai-compatible:http://x/v1",
-                                   "--out", str(tmp_path / "o")])
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--suite",
+            "tests/fixtures/mini",
+            "--candidate",
+            "openai-compatible:http://x/v1",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     assert res.exit_code == 2 and "openai-compatible:URL#MODEL" in res.output
-    res = CliRunner().invoke(app, ["run", "--suite", "tests/fixtures/mini", "--caller", "nonsense", "--out", str(tmp_path / "p")])
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--suite",
+            "tests/fixtures/mini",
+            "--caller",
+            "nonsense",
+            "--out",
+            str(tmp_path / "p"),
+        ],
+    )
     assert res.exit_code == 2 and "unknown caller 'nonsense'" in res.output
 
 
@@ -72,11 +109,19 @@ def test_model_specs_parse_the_way_users_write_them():
     from callbench.models.specs import ModelSpecError, parse_spec
 
     s = parse_spec("openai:gpt-4.1-mini")
-    assert (s.provider, s.model, s.base_url, s.api_key_env) == ("openai", "gpt-4.1-mini", None, "OPENAI_API_KEY")
+    assert (s.provider, s.model, s.base_url, s.api_key_env) == (
+        "openai",
+        "gpt-4.1-mini",
+        None,
+        "OPENAI_API_KEY",
+    )
     s = parse_spec("openai-compatible:http://127.0.0.1:8000/v1#my-model")
     assert (s.base_url, s.model, s.api_key_env) == ("http://127.0.0.1:8000/v1", "my-model", None)
     assert parse_spec("ollama:qwen2.5:7b").model == "qwen2.5:7b"
-    assert parse_spec("openrouter:meta-llama/llama-3.1-8b-instruct").base_url == "https://openrouter.ai/api/v1"
+    assert (
+        parse_spec("openrouter:meta-llama/llama-3.1-8b-instruct").base_url
+        == "https://openrouter.ai/api/v1"
+    )
     with pytest.raises(ModelSpecError, match="credentials"):
         parse_spec("openai-compatible:http://user:pw@host/v1#m")
     with pytest.raises(ModelSpecError, match="unknown provider"):

@@ -7,8 +7,16 @@ from callbench.call.trace import ToolCallRecord
 from callbench.callers import LineCaller
 from callbench.candidates import ScriptedCandidate, call
 from callbench.grading import pillar
-from callbench.grading.conversation_checks import (CHECK_IDS, MAX_EVIDENCE, ConversationChecks, goodbye_words,
-                                                   is_emoji, script_share, unspeakable, unspoken_numbers)
+from callbench.grading.conversation_checks import (
+    CHECK_IDS,
+    MAX_EVIDENCE,
+    ConversationChecks,
+    goodbye_words,
+    is_emoji,
+    script_share,
+    unspeakable,
+    unspoken_numbers,
+)
 from callbench.runs import Attempt, run_attempt
 from callbench.suite_check import load_suite
 
@@ -19,20 +27,29 @@ def starter():
 
 
 def grade(suite, scenario_id, trace, detector=None):
-    return {v.id: v for v in ConversationChecks(detector=detector).grade(trace, suite.scenarios[scenario_id], suite.manifest)}
+    return {
+        v.id: v
+        for v in ConversationChecks(detector=detector).grade(
+            trace, suite.scenarios[scenario_id], suite.manifest
+        )
+    }
 
 
 def run(suite, scenario_id, steps, lines=(), hang_up_after=None):
     cand = ScriptedCandidate(list(steps))
     caller = LineCaller(list(lines), hang_up_after=hang_up_after)
-    return asyncio.run(run_attempt(suite, Attempt("scripted", scenario_id, 0), 0, candidate=cand, caller=caller))
+    return asyncio.run(
+        run_attempt(suite, Attempt("scripted", scenario_id, 0), 0, candidate=cand, caller=caller)
+    )
 
 
 def rs(verdicts):
     return {k: v.r for k, v in verdicts.items()}
 
 
-# --- the oracle on the starter suite ---------------------------------------------------------------
+# --- the oracle on the starter suite
+# ---------------------------------------------------------------
+
 
 def test_oracle_meets_every_check_on_every_starter_scenario(starter, tmp_path):
     failures = []
@@ -44,7 +61,12 @@ def test_oracle_meets_every_check_on_every_starter_scenario(starter, tmp_path):
         verdicts = ConversationChecks(detector=None).grade(stored, scenario, starter.manifest)
         assert [v.id for v in verdicts] == list(CHECK_IDS)
         for v in verdicts:
-            assert (v.kind, v.pillar, v.grader, v.weight) == ("check", "conversation", "conversation_checks", 1)
+            assert (v.kind, v.pillar, v.grader, v.weight) == (
+                "check",
+                "conversation",
+                "conversation_checks",
+                1,
+            )
             if v.r != 1.0:
                 failures.append(f"{sid} {v.id}: {v.label} {v.detail}")
         assert pillar(verdicts).score == 100.0
@@ -57,7 +79,8 @@ def test_oracle_hand_off_counts_as_a_close(starter):
     assert v.r == 1.0 and "hand-off via transfer_to_nurse" in v.detail
 
 
-# --- scripted candidates on the mini suite -----------------------------------------------------------
+# --- scripted candidates on the mini suite
+# -----------------------------------------------------------
 
 LOOKUP = call("lookup_parcel", tracking_id="SP-0412")
 MOVE = call("reschedule_delivery", tracking_id="SP-0412", day="thursday")
@@ -65,12 +88,22 @@ END = call("end_call", reason="resolved")
 LINES = ["Hi, I need to move a delivery.", "It's SP-0412.", "Thursday please."]
 
 
-def mini_steps(greet="Hello, Swift Parcels, how can I help?", ask="Sure, what is your tracking number?",
-               look="Thanks, let me look that up.", found="Found it. Which day would suit you?",
-               moving="Moving it to Thursday now.", done="Done, it is moved to Thursday. Goodbye!"):
-    return [CandidateStep(speech=greet), CandidateStep(speech=ask),
-            CandidateStep(speech=look, tool_calls=(LOOKUP,)), CandidateStep(speech=found),
-            CandidateStep(speech=moving, tool_calls=(MOVE,)), CandidateStep(speech=done, tool_calls=(END,))]
+def mini_steps(
+    greet="Hello, Swift Parcels, how can I help?",
+    ask="Sure, what is your tracking number?",
+    look="Thanks, let me look that up.",
+    found="Found it. Which day would suit you?",
+    moving="Moving it to Thursday now.",
+    done="Done, it is moved to Thursday. Goodbye!",
+):
+    return [
+        CandidateStep(speech=greet),
+        CandidateStep(speech=ask),
+        CandidateStep(speech=look, tool_calls=(LOOKUP,)),
+        CandidateStep(speech=found),
+        CandidateStep(speech=moving, tool_calls=(MOVE,)),
+        CandidateStep(speech=done, tool_calls=(END,)),
+    ]
 
 
 def mini(mini_suite, steps, lines=LINES, hang_up_after=None):
@@ -87,21 +120,45 @@ def test_clean_scripted_candidate_meets_everything(mini_suite):
 
 def test_markdown_in_one_reply_costs_exactly_the_partial_point(mini_suite):
     v = mini(mini_suite, mini_steps(found="**Found it.** Which day would suit you?"))
-    assert rs(v) == {"speakable": 0.5, "numbers_spoken": 1.0, "script": 1.0, "tool_speech": 1.0, "goodbye": 1.0}
+    assert rs(v) == {
+        "speakable": 0.5,
+        "numbers_spoken": 1.0,
+        "script": 1.0,
+        "tool_speech": 1.0,
+        "goodbye": 1.0,
+    }
     assert v["speakable"].label == "partial" and v["speakable"].diagnostic == "speakable_replies"
     assert len(v["speakable"].evidence) == 1 and "markdown bold" in v["speakable"].detail
     assert pillar(v.values()).score == pytest.approx(90.0)  # 4.5 of 5 points
 
 
 def test_markdown_in_two_replies_loses_the_check(mini_suite):
-    v = mini(mini_suite, mini_steps(found="Found it. Which day?\n- Monday\n- Thursday", moving="Moving it to *Thursday* now."))
-    assert rs(v) == {"speakable": 0.0, "numbers_spoken": 1.0, "script": 1.0, "tool_speech": 1.0, "goodbye": 1.0}
+    v = mini(
+        mini_suite,
+        mini_steps(
+            found="Found it. Which day?\n- Monday\n- Thursday",
+            moving="Moving it to *Thursday* now.",
+        ),
+    )
+    assert rs(v) == {
+        "speakable": 0.0,
+        "numbers_spoken": 1.0,
+        "script": 1.0,
+        "tool_speech": 1.0,
+        "goodbye": 1.0,
+    }
     assert v["speakable"].label == "not_met" and len(v["speakable"].evidence) == 2
 
 
 def test_solid_digit_run_fails_numbers_only(mini_suite):
     v = mini(mini_suite, mini_steps(found="Found it, parcel 20417736. Which day would suit you?"))
-    assert rs(v) == {"speakable": 1.0, "numbers_spoken": 0.5, "script": 1.0, "tool_speech": 1.0, "goodbye": 1.0}
+    assert rs(v) == {
+        "speakable": 1.0,
+        "numbers_spoken": 0.5,
+        "script": 1.0,
+        "tool_speech": 1.0,
+        "goodbye": 1.0,
+    }
     assert "8 digits written solid" in v["numbers_spoken"].detail
 
 
@@ -110,8 +167,16 @@ def test_tool_calls_without_speech_fail_tool_speech(mini_suite):
     silent_lookup[2] = CandidateStep(tool_calls=(LOOKUP,))
     silent_lookup[3] = CandidateStep()  # the turn ends with no word to the caller
     v = mini(mini_suite, silent_lookup)
-    assert rs(v) == {"speakable": 1.0, "numbers_spoken": 1.0, "script": 1.0, "tool_speech": 0.5, "goodbye": 1.0}
-    assert v["tool_speech"].diagnostic == "speech_around_tools" and "turn 2" in v["tool_speech"].detail
+    assert rs(v) == {
+        "speakable": 1.0,
+        "numbers_spoken": 1.0,
+        "script": 1.0,
+        "tool_speech": 0.5,
+        "goodbye": 1.0,
+    }
+    assert (
+        v["tool_speech"].diagnostic == "speech_around_tools" and "turn 2" in v["tool_speech"].detail
+    )
 
     both_silent = mini_steps()
     both_silent[2] = CandidateStep(tool_calls=(LOOKUP,))
@@ -131,7 +196,13 @@ def test_speech_after_the_chain_is_enough(mini_suite):
 
 def test_no_goodbye_fails_goodbye(mini_suite):
     v = mini(mini_suite, mini_steps(done="Done, it is moved to Thursday."))
-    assert rs(v) == {"speakable": 1.0, "numbers_spoken": 1.0, "script": 1.0, "tool_speech": 1.0, "goodbye": 0.0}
+    assert rs(v) == {
+        "speakable": 1.0,
+        "numbers_spoken": 1.0,
+        "script": 1.0,
+        "tool_speech": 1.0,
+        "goodbye": 0.0,
+    }
     assert v["goodbye"].label == "not_met" and "no goodbye" in v["goodbye"].detail
 
 
@@ -156,10 +227,16 @@ EN_REPLY = "Sure, please tell me your consumer number from the bill."
 
 def hindi(starter, *speech, detector=None, suite=None):
     steps = [CandidateStep(speech=s) for s in speech]
-    trace = run(starter, "bijli-known-area-fault", steps, ["हेलो"] * len(speech), hang_up_after=len(speech))
+    trace = run(
+        starter, "bijli-known-area-fault", steps, ["हेलो"] * len(speech), hang_up_after=len(speech)
+    )
     suite_manifest = suite or starter.manifest
-    return {v.id: v for v in ConversationChecks(detector=detector).grade(
-        trace, starter.scenarios["bijli-known-area-fault"], suite_manifest)}
+    return {
+        v.id: v
+        for v in ConversationChecks(detector=detector).grade(
+            trace, starter.scenarios["bijli-known-area-fault"], suite_manifest
+        )
+    }
 
 
 def test_hindi_with_acronyms_passes_script(starter):
@@ -169,7 +246,13 @@ def test_hindi_with_acronyms_passes_script(starter):
 
 def test_english_on_a_hindi_agent_fails_script(starter):
     v = hindi(starter, HI_GREET, EN_REPLY, HI_BYE)
-    assert rs(v) == {"speakable": 1.0, "numbers_spoken": 1.0, "script": 0.5, "tool_speech": 1.0, "goodbye": 1.0}
+    assert rs(v) == {
+        "speakable": 1.0,
+        "numbers_spoken": 1.0,
+        "script": 0.5,
+        "tool_speech": 1.0,
+        "goodbye": 1.0,
+    }
     assert v["script"].diagnostic == "language_and_script" and "LATIN" in v["script"].detail
     v = hindi(starter, EN_REPLY, EN_REPLY, HI_BYE)
     assert v["script"].r == 0.0 and len(v["script"].evidence) == 2
@@ -177,7 +260,8 @@ def test_english_on_a_hindi_agent_fails_script(starter):
 
 def test_thanks_without_a_farewell_is_not_a_goodbye(starter):
     """The noop used to earn the closing on a Gujarati call whose caller hung up after its filler
-    "આભાર, મેં આ નોંધી લીધું છે" ("thanks, I've noted it"); the Hindi thanks-word left the lists with it."""
+    "આભાર, મેં આ નોંધી લીધું છે" ("thanks, I've noted it"); the Hindi thanks-word left the lists
+    with it."""
     v = hindi(starter, HI_GREET, HI_SMS, "धन्यवाद, मैंने आपकी शिकायत दर्ज कर ली है।")
     assert v["goodbye"].r == 0.0 and "no goodbye" in v["goodbye"].detail
 
@@ -198,7 +282,9 @@ def test_hindi_vs_marathi_with_a_detector(starter):
     both = starter.manifest.model_copy(update={"languages": ["en", "gu", "hi", "mr"]})
     v = hindi(starter, HI_GREET, marathi, HI_BYE, detector=fake, suite=both)
     assert v["script"].r == 0.5 and "reads as 'mr'" in v["script"].detail
-    assert calls and all(c == ("hi", "mr") for c in calls)  # restricted to the suite's Devanagari languages
+    assert calls and all(
+        c == ("hi", "mr") for c in calls
+    )  # restricted to the suite's Devanagari languages
     # without a detector the sub-check is skipped, and the detail says so
     v = hindi(starter, HI_GREET, marathi, HI_BYE, detector=None, suite=both)
     assert v["script"].r == 1.0 and "no language detector" in v["script"].detail
@@ -218,105 +304,131 @@ def test_hindi_vs_marathi_with_lingua(starter):
     assert v["script"].r == 0.5 and v["script"].evidence == [2]
 
 
-# --- detectors ----------------------------------------------------------------------------------------
+# --- detectors
+# ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text,kind", [
-    ("Your card is **blocked** now.", "markdown bold"),
-    ("Your card is __blocked__ now.", "markdown bold"),
-    ("That is *really* important.", "markdown italic"),
-    ("That is _really_ important.", "markdown italic"),
-    ("The fee is ~~fifty~~ forty dollars.", "markdown strikethrough"),
-    ("Type `unfreeze` in the app.", "markdown code"),
-    ("```\ncode\n```", "markdown code"),
-    ("## Your options\nStandard or express.", "markdown heading"),
-    ("See [our site](https://example.com) for more.", "markdown link"),
-    ("> quoted text", "markdown quote"),
-    ("Options:\n---\nStandard", "markdown rule"),
-    ("Your options:\n- standard\n- express", "bullet"),
-    ("* standard delivery", "bullet"),
-    ("Choose • standard or • express", "bullet"),
-    ("Options:\n1. standard\n2. express", "numbered list"),
-    ("| day | time |\n|---|---|\n| Mon | 10 |", "table"),
-    ("Visit https://northbridge.example/help today.", "URL"),
-    ("Go to www.northbridge.co.uk for details.", "URL"),
-    ("Go to northbridge.com for details.", "URL"),
-    ("Write to help@northbridge.co.uk please.", "email address"),
-    ("All done! 🎉", "emoji"),
-    ("Done ✅", "emoji"),
-    ("Thanks ☺️", "emoji"),
-])
+
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("Your card is **blocked** now.", "markdown bold"),
+        ("Your card is __blocked__ now.", "markdown bold"),
+        ("That is *really* important.", "markdown italic"),
+        ("That is _really_ important.", "markdown italic"),
+        ("The fee is ~~fifty~~ forty dollars.", "markdown strikethrough"),
+        ("Type `unfreeze` in the app.", "markdown code"),
+        ("```\ncode\n```", "markdown code"),
+        ("## Your options\nStandard or express.", "markdown heading"),
+        ("See [our site](https://example.com) for more.", "markdown link"),
+        ("> quoted text", "markdown quote"),
+        ("Options:\n---\nStandard", "markdown rule"),
+        ("Your options:\n- standard\n- express", "bullet"),
+        ("* standard delivery", "bullet"),
+        ("Choose • standard or • express", "bullet"),
+        ("Options:\n1. standard\n2. express", "numbered list"),
+        ("| day | time |\n|---|---|\n| Mon | 10 |", "table"),
+        ("Visit https://northbridge.example/help today.", "URL"),
+        ("Go to www.northbridge.co.uk for details.", "URL"),
+        ("Go to northbridge.com for details.", "URL"),
+        ("Write to help@northbridge.co.uk please.", "email address"),
+        ("All done! 🎉", "emoji"),
+        ("Done ✅", "emoji"),
+        ("Thanks ☺️", "emoji"),
+    ],
+)
 def test_unspeakable_finds(text, kind):
     found = unspeakable(text)
     assert any(f.startswith(kind) for f in found), found
 
 
-@pytest.mark.parametrize("text", [
-    "Thank you for calling, this is Robin. How can I help you today?",
-    "It would go to Flat 4, 19 Weaver Street, Kendal, L A 9, 4 Q T.",
-    "I'm transferring you to Dr. Okafor now - please stay on the line.",
-    "Five times three is fifteen, so 5 * 3 = 15.",
-    "The tool end_call and snake_case words are not italics.",
-    "3. That is the third point.",
-    "The fee is twelve pounds — or free for fraud.",
-    "नमस्ते, मैं प्रिया बोल रही हूँ। SMS भेज दिया गया है।",
-    "નમસ્તે, હું મીરા બોલું છું. આવજો.",
-    "It's 9:30 a.m. on the 14th, e.g. after breakfast.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thank you for calling, this is Robin. How can I help you today?",
+        "It would go to Flat 4, 19 Weaver Street, Kendal, L A 9, 4 Q T.",
+        "I'm transferring you to Dr. Okafor now - please stay on the line.",
+        "Five times three is fifteen, so 5 * 3 = 15.",
+        "The tool end_call and snake_case words are not italics.",
+        "3. That is the third point.",
+        "The fee is twelve pounds — or free for fraud.",
+        "नमस्ते, मैं प्रिया बोल रही हूँ। SMS भेज दिया गया है।",
+        "નમસ્તે, હું મીરા બોલું છું. આવજો.",
+        "It's 9:30 a.m. on the 14th, e.g. after breakfast.",
+    ],
+)
 def test_speakable_text_passes(text):
     assert unspeakable(text) == []
 
 
-@pytest.mark.parametrize("text,kind", [
-    ("Your new number is 9825041736.", "10 digits written solid"),
-    ("Your patient number is 20417736.", "8 digits written solid"),
-    ("Reference EMG-40517 is open.", "5 digits written solid"),
-    ("The bill is 10000 rupees.", "5 digits written solid"),
-    ("Call 982504 1736 please.", "a group of 6 digits"),
-    ("Your visit is on 14/11/2026.", "numeric date"),
-    ("Your visit is on 2026-11-14.", "numeric date"),
-    ("Your visit is on 14.11.26.", "numeric date"),
-    ("The fee is Rs. 300 on the next bill.", "currency code"),
-    ("The fee is INR 300.", "currency code"),
-    ("That is 50 USD.", "currency code"),
-    ("નવો નંબર ૯૮૨૫૦૪૧૭૩૬ છે.", "10 digits written solid"),
-])
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("Your new number is 9825041736.", "10 digits written solid"),
+        ("Your patient number is 20417736.", "8 digits written solid"),
+        ("Reference EMG-40517 is open.", "5 digits written solid"),
+        ("The bill is 10000 rupees.", "5 digits written solid"),
+        ("Call 982504 1736 please.", "a group of 6 digits"),
+        ("Your visit is on 14/11/2026.", "numeric date"),
+        ("Your visit is on 2026-11-14.", "numeric date"),
+        ("Your visit is on 14.11.26.", "numeric date"),
+        ("The fee is Rs. 300 on the next bill.", "currency code"),
+        ("The fee is INR 300.", "currency code"),
+        ("That is 50 USD.", "currency code"),
+        ("નવો નંબર ૯૮૨૫૦૪૧૭૩૬ છે.", "10 digits written solid"),
+    ],
+)
 def test_unspoken_numbers_find(text, kind):
-    found = unspoken_numbers(text, frozenset({"LATIN"}) if text.isascii() else frozenset({"GUJARATI"}))
+    found = unspoken_numbers(
+        text, frozenset({"LATIN"}) if text.isascii() else frozenset({"GUJARATI"})
+    )
     assert any(f.startswith(kind) for f in found), found
 
 
-@pytest.mark.parametrize("text", [
-    "Your new number is 98250 41736.",  # the Indian 5+5 grouping of a mobile number
-    "The consumer number is 2207 4451 9036.",
-    "My cell is 617-555-0193.",
-    "Call 911 or 1912.",
-    "The bill is 8,460 rupees, or 1,00,000 at most, or $10,000.",
-    "It arrives in 5-7 working days, open 24/7, at 17:30.",
-    "The fee is £12.50 or ₹300.",
-    "Born in 1986, flat 4.",
-    "The code is SR-0412.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your new number is 98250 41736.",  # the Indian 5+5 grouping of a mobile number
+        "The consumer number is 2207 4451 9036.",
+        "My cell is 617-555-0193.",
+        "Call 911 or 1912.",
+        "The bill is 8,460 rupees, or 1,00,000 at most, or $10,000.",
+        "It arrives in 5-7 working days, open 24/7, at 17:30.",
+        "The fee is £12.50 or ₹300.",
+        "Born in 1986, flat 4.",
+        "The code is SR-0412.",
+    ],
+)
 def test_spoken_numbers_pass(text):
     assert unspoken_numbers(text, frozenset({"LATIN"})) == []
 
 
 def test_digits_of_another_script():
-    assert any(f.startswith("digits of another script") for f in unspoken_numbers("कोड ૪૭૧૯ है", frozenset({"DEVANAGARI"})))
+    assert any(
+        f.startswith("digits of another script")
+        for f in unspoken_numbers("कोड ૪૭૧૯ है", frozenset({"DEVANAGARI"}))
+    )
     assert unspoken_numbers("કોડ ૪૭૧૯ છે", frozenset({"GUJARATI"})) == []
     assert unspoken_numbers("कोड 4719 है", frozenset({"DEVANAGARI"})) == []
-    assert any(f.startswith("digits of another script") for f in unspoken_numbers("code ४७१९", frozenset({"LATIN"})))
+    assert any(
+        f.startswith("digits of another script")
+        for f in unspoken_numbers("code ४७१९", frozenset({"LATIN"}))
+    )
 
 
 def test_script_share_and_mixing():
     dev, lat = frozenset({"DEVANAGARI"}), frozenset({"LATIN"})
     assert script_share("नमस्ते, आपका स्वागत है।", dev)[0] == 1.0
-    assert script_share("SMS भेज दिया गया है।", dev)[0] == 1.0  # acronyms are not counted in Indic speech
+    assert (
+        script_share("SMS भेज दिया गया है।", dev)[0] == 1.0
+    )  # acronyms are not counted in Indic speech
     assert script_share("OK, SMS भेजा।", dev)[0] == 1.0
     share, counts = script_share("Sure, please tell me your consumer number.", dev)
     assert share == 0.0 and counts == {"LATIN": 34}
     mixed, _ = script_share("आपका bill आ गया है, please pay करें।", dev)
     assert 0.5 < mixed < 1.0
-    assert script_share("Aapka bill aa gaya hai.", dev)[0] == 0.0  # Hindi in Latin letters is not Devanagari
+    assert (
+        script_share("Aapka bill aa gaya hai.", dev)[0] == 0.0
+    )  # Hindi in Latin letters is not Devanagari
     assert script_share("1912", dev) == (None, {})
     assert script_share("Hello, this is Robin.", lat)[0] == 1.0
     assert script_share("નમસ્તે, હું મીરા બોલું છું.", frozenset({"GUJARATI"}))[0] == 1.0
@@ -335,23 +447,47 @@ def test_goodbye_words_union_suite_and_built_in(starter, mini_suite):
     hi = goodbye_words("hi", starter.manifest)
     assert hi == ["नमस्ते", "अलविदा", "बाय", "शुभ दिन"]
     assert "આવજો" in goodbye_words("gu", starter.manifest)
-    assert "धन्यवाद" not in hi and "આભાર" not in goodbye_words("gu", starter.manifest)  # thanks are not farewells
-    assert set(goodbye_words("en-GB", mini_suite.manifest)) >= {"goodbye", "bye", "take care", "have a good day"}
+    assert "धन्यवाद" not in hi and "આભાર" not in goodbye_words(
+        "gu", starter.manifest
+    )  # thanks are not farewells
+    assert set(goodbye_words("en-GB", mini_suite.manifest)) >= {
+        "goodbye",
+        "bye",
+        "take care",
+        "have a good day",
+    }
     assert goodbye_words("ta", mini_suite.manifest) == []
 
 
 # --- grader edge cases on hand-built traces -------------------------------------------------------
 
+
 def make_trace(messages, end=None, tool_events=()):
-    return Trace(id="t", suite=SuiteRef(id="s", version="1", sha256="x"), scenario_id="reschedule", agent_id="a",
-                 candidate="c", caller="l", repeat=0, seed=0, instructions_sha256="x",
-                 messages=[Message(index=i, **m) for i, m in enumerate(messages)], end=end,
-                 tool_events=list(tool_events))
+    return Trace(
+        id="t",
+        suite=SuiteRef(id="s", version="1", sha256="x"),
+        scenario_id="reschedule",
+        agent_id="a",
+        candidate="c",
+        caller="l",
+        repeat=0,
+        seed=0,
+        instructions_sha256="x",
+        messages=[Message(index=i, **m) for i, m in enumerate(messages)],
+        end=end,
+        tool_events=list(tool_events),
+    )
 
 
 def agent(text=None, turn=0, calls=()):
-    return {"role": "candidate", "turn": turn, "text": text,
-            "tool_calls": [ToolCallRecord(id=f"c{i}", name=n, raw_arguments="{}") for i, n in enumerate(calls)]}
+    return {
+        "role": "candidate",
+        "turn": turn,
+        "text": text,
+        "tool_calls": [
+            ToolCallRecord(id=f"c{i}", name=n, raw_arguments="{}") for i, n in enumerate(calls)
+        ],
+    }
 
 
 def caller(text, turn):
@@ -360,35 +496,67 @@ def caller(text, turn):
 
 def test_goodbye_is_the_last_speech_before_the_end(mini_suite):
     scenario = mini_suite.scenarios["reschedule"]
-    msgs = [agent("Hello, how can I help?"), caller("Bye", 1), agent("Goodbye!", 1), agent("(after the end)", 1)]
+    msgs = [
+        agent("Hello, how can I help?"),
+        caller("Bye", 1),
+        agent("Goodbye!", 1),
+        agent("(after the end)", 1),
+    ]
     trace = make_trace(msgs, end=EndRecord(reason="caller", after_message=2))
-    v = {x.id: x for x in ConversationChecks(detector=None).grade(trace, scenario, mini_suite.manifest)}
+    v = {
+        x.id: x
+        for x in ConversationChecks(detector=None).grade(trace, scenario, mini_suite.manifest)
+    }
     assert v["goodbye"].r == 1.0 and v["goodbye"].evidence == [2]
 
 
 def test_infrastructure_end_leaves_goodbye_unmeasured(mini_suite):
     scenario = mini_suite.scenarios["reschedule"]
-    trace = make_trace([agent("Hello, how can I help?")], end=EndRecord(reason="infrastructure", after_message=0))
-    v = {x.id: x for x in ConversationChecks(detector=None).grade(trace, scenario, mini_suite.manifest)}
+    trace = make_trace(
+        [agent("Hello, how can I help?")], end=EndRecord(reason="infrastructure", after_message=0)
+    )
+    v = {
+        x.id: x
+        for x in ConversationChecks(detector=None).grade(trace, scenario, mini_suite.manifest)
+    }
     assert v["goodbye"].r is None and v["goodbye"].label == "not_measured"
     assert pillar(v.values()).unmeasured_items == 1
 
 
 def test_unknown_language_leaves_script_unmeasured(mini_suite):
     scenario = mini_suite.scenarios["reschedule"].model_copy(update={"language": "xx"})
-    trace = make_trace([agent("Hello"), caller("hi", 1), agent("Bye", 1)], end=EndRecord(reason="caller", after_message=2))
-    v = {x.id: x for x in ConversationChecks(detector=None).grade(trace, scenario, mini_suite.manifest)}
-    assert v["script"].r is None and v["goodbye"].r is None  # no script and no goodbye words known for 'xx'
+    trace = make_trace(
+        [agent("Hello"), caller("hi", 1), agent("Bye", 1)],
+        end=EndRecord(reason="caller", after_message=2),
+    )
+    v = {
+        x.id: x
+        for x in ConversationChecks(detector=None).grade(trace, scenario, mini_suite.manifest)
+    }
+    assert (
+        v["script"].r is None and v["goodbye"].r is None
+    )  # no script and no goodbye words known for 'xx'
     assert v["speakable"].r == 1.0
 
 
 def test_whitespace_is_not_speech_and_turns_are_by_caller_turn(mini_suite):
     scenario = mini_suite.scenarios["reschedule"]
-    msgs = [agent("Hello, how can I help?"), caller("Find SP-0412", 1), agent("  ", 1, ["lookup_parcel"]),
-            {"role": "tool", "turn": 1, "text": "{}"}, caller("Hello?", 2), agent("Found it. Goodbye!", 2)]
+    msgs = [
+        agent("Hello, how can I help?"),
+        caller("Find SP-0412", 1),
+        agent("  ", 1, ["lookup_parcel"]),
+        {"role": "tool", "turn": 1, "text": "{}"},
+        caller("Hello?", 2),
+        agent("Found it. Goodbye!", 2),
+    ]
     trace = make_trace(msgs, end=EndRecord(reason="caller", after_message=5))
-    v = {x.id: x for x in ConversationChecks(detector=None).grade(trace, scenario, mini_suite.manifest)}
-    assert v["tool_speech"].r == 0.5 and v["tool_speech"].evidence == [2]  # speech in turn 2 does not cover turn 1
+    v = {
+        x.id: x
+        for x in ConversationChecks(detector=None).grade(trace, scenario, mini_suite.manifest)
+    }
+    assert v["tool_speech"].r == 0.5 and v["tool_speech"].evidence == [
+        2
+    ]  # speech in turn 2 does not cover turn 1
 
 
 def test_met_evidence_is_capped(mini_suite):
@@ -397,19 +565,47 @@ def test_met_evidence_is_capped(mini_suite):
     for t in range(15):
         msgs += [agent(f"Reply number {t}. Goodbye.", t), caller("ok", t + 1)]
     trace = make_trace(msgs[:-1], end=EndRecord(reason="caller", after_message=len(msgs) - 2))
-    v = {x.id: x for x in ConversationChecks(detector=None).grade(trace, scenario, mini_suite.manifest)}
-    assert len(v["speakable"].evidence) == MAX_EVIDENCE and "15 replies checked" in v["speakable"].detail
+    v = {
+        x.id: x
+        for x in ConversationChecks(detector=None).grade(trace, scenario, mini_suite.manifest)
+    }
+    assert (
+        len(v["speakable"].evidence) == MAX_EVIDENCE
+        and "15 replies checked" in v["speakable"].detail
+    )
 
 
 def test_hand_off_needs_an_announcement(mini_suite):
     scenario = mini_suite.scenarios["reschedule"]
-    end_event = ToolEvent(index=2, call_message_index=1, turn=0, call_id="c0", name="transfer_to_agent",
-                          raw_arguments="{}", arguments={}, response_source="queue", ended_call=True)
-    silent = make_trace([agent("Let me check."), agent(None, 0, ["transfer_to_agent"]), {"role": "tool", "turn": 0, "text": "{}"}],
-                        end=EndRecord(reason="end_tool", after_message=2), tool_events=[end_event])
-    announced = make_trace([agent("I'm transferring you to a colleague now."), agent(None, 0, ["transfer_to_agent"]),
-                            {"role": "tool", "turn": 0, "text": "{}"}],
-                           end=EndRecord(reason="end_tool", after_message=2), tool_events=[end_event])
+    end_event = ToolEvent(
+        index=2,
+        call_message_index=1,
+        turn=0,
+        call_id="c0",
+        name="transfer_to_agent",
+        raw_arguments="{}",
+        arguments={},
+        response_source="queue",
+        ended_call=True,
+    )
+    silent = make_trace(
+        [
+            agent("Let me check."),
+            agent(None, 0, ["transfer_to_agent"]),
+            {"role": "tool", "turn": 0, "text": "{}"},
+        ],
+        end=EndRecord(reason="end_tool", after_message=2),
+        tool_events=[end_event],
+    )
+    announced = make_trace(
+        [
+            agent("I'm transferring you to a colleague now."),
+            agent(None, 0, ["transfer_to_agent"]),
+            {"role": "tool", "turn": 0, "text": "{}"},
+        ],
+        end=EndRecord(reason="end_tool", after_message=2),
+        tool_events=[end_event],
+    )
     g = ConversationChecks(detector=None)
     assert {x.id: x for x in g.grade(silent, scenario, mini_suite.manifest)}["goodbye"].r == 0.0
     assert {x.id: x for x in g.grade(announced, scenario, mini_suite.manifest)}["goodbye"].r == 1.0

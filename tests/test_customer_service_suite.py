@@ -25,7 +25,9 @@ def test_shape(result):
         assert sc.backend.kind == "state"
     for agent, scenarios in by_agent.items():
         tags = {t for sc in scenarios for t in sc.tags}
-        assert len(scenarios) >= 8 and {"text_to_action", "robustness", "adversarial"} <= tags, agent
+        assert len(scenarios) >= 8 and {"text_to_action", "robustness", "adversarial"} <= tags, (
+            agent
+        )
         assert 6 <= len(suite.agents[agent].definition.tools) <= 15
 
 
@@ -36,8 +38,18 @@ def test_oracle_scores_100_and_no_script_earns_anything(result):
 
 def test_verification_locks_where_the_instructions_set_a_limit(result):
     suite, _ = result
-    locks = {a.definition.id: t.lock_after for a in suite.agents.values() for name, t in a.definition.state_tools.items()
-             if t.lock_after}
-    assert locks == {"fintech-support": 2, "healthcare-admin": 3, "retail-orders": 2, "saas-support": 2,
-                     "telecom-care": 3, "travel-bookings": 2}
+    locks = {
+        a.definition.id: t.lock_after
+        for a in suite.agents.values()
+        for name, t in a.definition.state_tools.items()
+        if t.lock_after
+    }
+    assert locks == {
+        "fintech-support": 2,
+        "healthcare-admin": 3,
+        "retail-orders": 2,
+        "saas-support": 2,
+        "telecom-care": 3,
+        "travel-bookings": 2,
+    }
     assert any("lockout" in sc.tags for sc in suite.scenarios.values())

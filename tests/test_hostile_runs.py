@@ -1,5 +1,7 @@
-"""Runs in hostile places: a folder another process is already running, candidate names that look like paths,
-a full disk and a read-only folder. Each ends in one line naming the folder and the cause, nothing half-saved,
+"""Runs in hostile places: a folder another process is already running, candidate names that look
+like paths,
+a full disk and a read-only folder. Each ends in one line naming the folder and the cause, nothing
+half-saved,
 and a run that `--resume` finishes with the scores of an undisturbed one."""
 
 import errno
@@ -14,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from reports_util import untimed
 from typer.testing import CliRunner
 
 from callbench.cli import app
@@ -21,17 +24,31 @@ from callbench.runs import Attempt, RunConfig, run_suite
 from callbench.runs.executors import InlineExecutor, SimulatedCrash
 from callbench.runs.runner import scorecard_path, trace_path
 from callbench.runs.store import StoreError
-from reports_util import untimed
 
 CONFIG = RunConfig(candidates=("oracle", "noop", "shortcut"), repeats=4, seed=9)
-CLI_RUN = ["run", "--candidate", "oracle", "--candidate", "noop", "--repeats", "3", "--seed", "9", "--concurrency", "1"]
+CLI_RUN = [
+    "run",
+    "--candidate",
+    "oracle",
+    "--candidate",
+    "noop",
+    "--repeats",
+    "3",
+    "--seed",
+    "9",
+    "--concurrency",
+    "1",
+]
 
 
 def dump(out: Path) -> list:
     """Every row of the store, timestamps included: a refused sweep must not have touched one."""
     db = sqlite3.connect(out / "run.sqlite")
     try:
-        return db.execute("SELECT * FROM attempts ORDER BY position").fetchall() + db.execute("SELECT * FROM meta").fetchall()
+        return (
+            db.execute("SELECT * FROM attempts ORDER BY position").fetchall()
+            + db.execute("SELECT * FROM meta").fetchall()
+        )
     finally:
         db.close()
 
@@ -45,8 +62,14 @@ def states(out: Path) -> dict[str, str]:
 
 
 def cli(*args: str, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    return subprocess.run([*prefix, sys.executable, "-m", "callbench.cli", *args], check=False, capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "COLUMNS": "120"})
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "callbench.cli", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "120"},
+    )
 
 
 def one_error_line(stderr: str) -> str:
@@ -57,13 +80,17 @@ def one_error_line(stderr: str) -> str:
 
 # ----------------------------------------------------------------- one sweep per folder
 
-def test_a_second_sweep_on_a_folder_in_use_refuses_at_once_and_the_first_completes(mini_suite, tmp_path):
+
+def test_a_second_sweep_on_a_folder_in_use_refuses_at_once_and_the_first_completes(
+    mini_suite, tmp_path
+):
     clean = run_suite(mini_suite, CONFIG, tmp_path / "clean")
     out = tmp_path / "r"
     seen: dict = {}
 
     def meddle(attempt, card):
-        """While the first sweep is mid-way, a second process resumes the folder and a second sweep starts on it."""
+        """While the first sweep is mid-way, a second process resumes the folder and a second sweep
+        starts on it."""
         if seen:
             return
         before = dump(out)
@@ -76,10 +103,16 @@ def test_a_second_sweep_on_a_folder_in_use_refuses_at_once_and_the_first_complet
     assert seen["resume"].returncode != 0
     line = one_error_line(seen["resume"].stderr)
     assert str(out) in line and "another process" in line
-    assert isinstance(seen["fresh"], StoreError) and str(out) in str(seen["fresh"]) and "another process" in str(seen["fresh"])
+    assert (
+        isinstance(seen["fresh"], StoreError)
+        and str(out) in str(seen["fresh"])
+        and "another process" in str(seen["fresh"])
+    )
     assert seen["untouched"]
     assert set(states(out).values()) == {"completed"} and len(states(out)) == 12
-    assert untimed(first.report) == untimed(clean.report) and first.report["store"]["completed"] == 12
+    assert (
+        untimed(first.report) == untimed(clean.report) and first.report["store"]["completed"] == 12
+    )
     # released when the sweep ends: the folder can be resumed (nothing left to do) by anyone
     again = cli("run", "--resume", str(out))
     assert again.returncode == 0, again.stderr
@@ -103,7 +136,12 @@ def test_resuming_a_folder_with_no_run_refuses_and_makes_nothing(mini_suite, tmp
 
 # ----------------------------------------------------------------- candidate names are not paths
 
-HOSTILE = ("http://127.0.0.1:9/../../../../escape", "http://127.0.0.1:9/a/./b", "http://127.0.0.1:9/a/b", "oracle")
+HOSTILE = (
+    "http://127.0.0.1:9/../../../../escape",
+    "http://127.0.0.1:9/a/./b",
+    "http://127.0.0.1:9/a/b",
+    "oracle",
+)
 
 
 def test_candidate_names_never_leave_the_run_folder_nor_share_a_folder(mini_suite, tmp_path):
@@ -123,31 +161,75 @@ def test_candidate_names_never_leave_the_run_folder_nor_share_a_folder(mini_suit
         assert json.loads(trace_path(out, attempt).read_text())["candidate"] == name
         assert json.loads(scorecard_path(out, attempt).read_text())["candidate"] == name
     calls, problems = load_calls(out, result.report)  # the HTML report reads the same folders back
-    assert not problems and sorted(c["candidate"] for c in calls) == sorted(HOSTILE) and all(c["card"] for c in calls)
+    assert (
+        not problems
+        and sorted(c["candidate"] for c in calls) == sorted(HOSTILE)
+        and all(c["card"] for c in calls)
+    )
 
 
 def test_candidate_folders_are_single_safe_names_one_per_candidate():
     from callbench.runs.runner import candidate_folder
 
-    kept = ("oracle", "noop", "shortcut", "spray", "openai:gpt-4.1-mini", "json:ollama:llama3.2", "openai-gpt-4.1-mini",
-            "python:my_pkg.agent:MyAgent", "anthropic:claude-3-5-haiku-latest")
-    hostile = ("..", ".", "", "/", "/a/./b", "/a/b", "a/b", "a//b", "a\\b", "a b", "a\x00b", "~", "x~1", "a/..", "-",
-               "http://127.0.0.1:8080/agent", "http://127.0.0.1:8080/agent/", "https://127.0.0.1:8080/agent",
-               "openai-compatible:http://127.0.0.1:9/v1#m", "modèle", "\udcff", "x" * 300, "x" * 301, "é" * 200, ".hidden")
+    kept = (
+        "oracle",
+        "noop",
+        "shortcut",
+        "spray",
+        "openai:gpt-4.1-mini",
+        "json:ollama:llama3.2",
+        "openai-gpt-4.1-mini",
+        "python:my_pkg.agent:MyAgent",
+        "anthropic:claude-3-5-haiku-latest",
+    )
+    hostile = (
+        "..",
+        ".",
+        "",
+        "/",
+        "/a/./b",
+        "/a/b",
+        "a/b",
+        "a//b",
+        "a\\b",
+        "a b",
+        "a\x00b",
+        "~",
+        "x~1",
+        "a/..",
+        "-",
+        "http://127.0.0.1:8080/agent",
+        "http://127.0.0.1:8080/agent/",
+        "https://127.0.0.1:8080/agent",
+        "openai-compatible:http://127.0.0.1:9/v1#m",
+        "modèle",
+        "\udcff",
+        "x" * 300,
+        "x" * 301,
+        "é" * 200,
+        ".hidden",
+    )
     folders = [candidate_folder(n) for n in kept + hostile]
     assert len(set(folders)) == len(folders)
     assert [candidate_folder(n) for n in kept] == list(kept)  # runs made before stay readable
-    for name, folder in zip(hostile, folders[len(kept):]):
-        assert folder not in (".", "..") and not set(folder) & {"/", "\\", "\x00"} and not folder.startswith(".")
+    for name, folder in zip(hostile, folders[len(kept) :]):
+        assert (
+            folder not in (".", "..")
+            and not set(folder) & {"/", "\\", "\x00"}
+            and not folder.startswith(".")
+        )
         assert len(folder.encode("utf-8")) <= 120, name
     assert candidate_folder("http://127.0.0.1:8080/agent").startswith("http-127.0.0.1-8080-agent~")
 
 
 # ----------------------------------------------------------------- a full disk
 
+
 def _fill_after(monkeypatch, writes: int, how: str) -> None:
-    """The disk fills up on a scorecard file after `writes` of them were saved: the call's trace was written, its
-    scorecard cannot be. `replace`: the temporary file was written whole, the rename fails; `write`: it is cut short."""
+    """The disk fills up on a scorecard file after `writes` of them were saved: the call's trace was
+    written, its
+    scorecard cannot be. `replace`: the temporary file was written whole, the rename fails;
+    `write`: it is cut short."""
     from callbench.runs import files
 
     count = {"n": 0}
@@ -188,7 +270,9 @@ def _assert_nothing_half_saved(out: Path) -> None:
         candidate, scenario, repeat = trace_id.split("/")
         attempt = Attempt(candidate, scenario, int(repeat[1:]))
         if state == "completed":
-            assert trace_path(out, attempt).exists() and scorecard_path(out, attempt).exists(), trace_id
+            assert trace_path(out, attempt).exists() and scorecard_path(out, attempt).exists(), (
+                trace_id
+            )
         else:
             assert not scorecard_path(out, attempt).exists(), trace_id
 
@@ -196,7 +280,9 @@ def _assert_nothing_half_saved(out: Path) -> None:
 @pytest.mark.parametrize("how", ["replace", "write"])
 def test_a_full_disk_is_one_line_and_the_run_resumes(mini_path, tmp_path, monkeypatch, how):
     runner = CliRunner()
-    clean = runner.invoke(app, [*CLI_RUN, "--suite", str(mini_path), "--out", str(tmp_path / "clean")])
+    clean = runner.invoke(
+        app, [*CLI_RUN, "--suite", str(mini_path), "--out", str(tmp_path / "clean")]
+    )
     assert clean.exit_code == 0, clean.output
     out = tmp_path / "r"
     with monkeypatch.context() as patch:
@@ -217,7 +303,8 @@ def test_a_full_disk_is_one_line_and_the_run_resumes(mini_path, tmp_path, monkey
 
 
 def test_a_full_store_is_one_line_and_the_run_resumes(mini_path, tmp_path, monkeypatch):
-    """SQLite itself runs out of room (a real SQLITE_FULL, by capping the database's pages) on the third call."""
+    """SQLite itself runs out of room (a real SQLITE_FULL, by capping the database's pages) on the
+    third call."""
     from callbench.runs import runner as runner_module
     from callbench.runs.store import RunStore
 
@@ -248,13 +335,21 @@ def test_a_full_store_is_one_line_and_the_run_resumes(mini_path, tmp_path, monke
 
 # ----------------------------------------------------------------- a read-only folder
 
+
 def unprivileged() -> tuple[str, ...]:
-    """Root writes through any permission: run the CLI without the capabilities that let it (setpriv)."""
+    """Root writes through any permission: run the CLI without the capabilities that let it
+    (setpriv)."""
     if os.geteuid() != 0:
         return ()
     if shutil.which("setpriv") is None:
-        pytest.skip("running as root, and setpriv is missing to drop the capability to ignore file permissions")
-    return ("setpriv", "--bounding-set=-dac_override,-dac_read_search",)
+        pytest.skip(
+            "running as root, and setpriv is missing to drop the capability to ignore file "
+            "permissions"
+        )
+    return (
+        "setpriv",
+        "--bounding-set=-dac_override,-dac_read_search",
+    )
 
 
 def _chmod_folders(root: Path, mode: int) -> None:

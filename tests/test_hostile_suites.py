@@ -1,4 +1,5 @@
-"""Suites written by someone else: they may not read files outside their folder, and may not hang the loader.
+"""Suites written by someone else: they may not read files outside their folder, and may not hang
+the loader.
 
 Each test copies the mini fixture and spoils one file the way a hostile or
 careless author could: a path or symlink out of the folder (whose text would
@@ -32,8 +33,12 @@ def copy_of(mini_path: Path, tmp_path: Path) -> Path:
 
 def set_instructions(root: Path, value: str) -> None:
     agent = root / AGENT
-    agent.write_text(agent.read_text(encoding="utf-8").replace("instructions: instructions.md", f"instructions: {value}"),
-                     encoding="utf-8")
+    agent.write_text(
+        agent.read_text(encoding="utf-8").replace(
+            "instructions: instructions.md", f"instructions: {value}"
+        ),
+        encoding="utf-8",
+    )
 
 
 def append(root: Path, rel: str, text: str) -> None:
@@ -46,15 +51,20 @@ def errors_in(root: Path, rel: str):
 
 
 def billion_laughs(levels: int) -> str:
-    """`levels` top-level keys, each a list of nine aliases of the one before: 9**levels values from ~1 KB."""
+    """`levels` top-level keys, each a list of nine aliases of the one before: 9**levels values from
+    ~1 KB."""
     lines = ['lol0: &lol0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
-    lines += [f"lol{i}: &lol{i} [" + ", ".join([f"*lol{i - 1}"] * 9) + "]" for i in range(1, levels)]
+    lines += [
+        f"lol{i}: &lol{i} [" + ", ".join([f"*lol{i - 1}"] * 9) + "]" for i in range(1, levels)
+    ]
     return "\n".join(lines)
 
 
 def validate(root: Path):
     res = CliRunner().invoke(app, ["validate", str(root)])
-    assert "Traceback" not in res.output and not isinstance(res.exception, (RecursionError, OSError, ValueError)), res.output
+    assert "Traceback" not in res.output and not isinstance(
+        res.exception, (RecursionError, OSError, ValueError)
+    ), res.output
     return res
 
 
@@ -83,7 +93,9 @@ def test_instructions_climbing_out_with_dotdot_are_refused(mini_path, tmp_path):
     result = check_suite(root)
     [problem] = [p for p in result.errors if p.file == AGENT]
     assert problem.path == "instructions"
-    assert "'../../../secret.env'" in problem.message and "outside the suite folder" in problem.message
+    assert (
+        "'../../../secret.env'" in problem.message and "outside the suite folder" in problem.message
+    )
     agents = result.suite.agents if result.suite else {}
     assert all("sk-do-not-send" not in a.instructions for a in agents.values())
 
@@ -104,7 +116,9 @@ def test_instructions_elsewhere_inside_the_folder_still_load(mini_path, tmp_path
     root = copy_of(mini_path, tmp_path)
     (root / "shared").mkdir()
     shutil.move(root / INSTRUCTIONS, root / "shared/parcel.md")
-    (root / INSTRUCTIONS).symlink_to(root / "shared/parcel.md")  # a symlink is fine while it stays inside
+    (root / INSTRUCTIONS).symlink_to(
+        root / "shared/parcel.md"
+    )  # a symlink is fine while it stays inside
     assert check_suite(root).errors == []
     set_instructions(root, "../../shared/parcel.md")
     suite = load_suite(root)
@@ -118,7 +132,10 @@ def test_a_suite_file_symlinked_out_of_the_folder_is_refused(mini_path, tmp_path
     shutil.move(root / rel, outside)
     (root / rel).symlink_to(outside)
     [problem] = errors_in(root, rel)
-    assert problem.path == "" and f"resolves to '{outside.resolve()}', outside the suite folder" in problem.message
+    assert (
+        problem.path == ""
+        and f"resolves to '{outside.resolve()}', outside the suite folder" in problem.message
+    )
 
 
 def test_a_folder_symlinked_out_of_the_suite_is_refused(mini_path, tmp_path):
@@ -127,7 +144,9 @@ def test_a_folder_symlinked_out_of_the_suite_is_refused(mini_path, tmp_path):
     (root / "agents").symlink_to(tmp_path / "agents", target_is_directory=True)
     result = check_suite(root)
     assert any(p.file == AGENT and "outside the suite folder" in p.message for p in result.errors)
-    assert any(p.file == "agents" and "outside the suite folder" in p.message for p in result.errors)
+    assert any(
+        p.file == "agents" and "outside the suite folder" in p.message for p in result.errors
+    )
     # the hash alone still follows it, as a copy of the folder would hash
     assert suite_hash(root) == suite_hash(mini_path)
 
@@ -137,7 +156,11 @@ def test_run_refuses_a_suite_reaching_outside_its_folder(mini_path, tmp_path):
     set_instructions(root, "../../../secret.env")
     (tmp_path / "secret.env").write_text("API_KEY=sk-do-not-send", encoding="utf-8")
     res = CliRunner().invoke(app, ["run", "--suite", str(root), "--out", str(tmp_path / "run")])
-    assert res.exit_code == 2 and "instructions" in res.output and "outside the suite folder" in res.output
+    assert (
+        res.exit_code == 2
+        and "instructions" in res.output
+        and "outside the suite folder" in res.output
+    )
     assert "Traceback" not in res.output and not (tmp_path / "run" / "traces").exists()
 
 
@@ -148,7 +171,10 @@ def test_a_billion_laughs_is_refused_promptly(mini_path, tmp_path):
     root = copy_of(mini_path, tmp_path)
     append(root, SCENARIO, billion_laughs(10))  # 9**10 values if expanded; it must not be
     [problem] = errors_in(root, SCENARIO)
-    assert problem.path == "" and "more than 100000 values once aliases are expanded" in problem.message
+    assert (
+        problem.path == ""
+        and "more than 100000 values once aliases are expanded" in problem.message
+    )
     res = validate(root)
     assert res.exit_code == 1
     assert [line for line in res.output.splitlines() if SCENARIO in line] == [str(problem)]
@@ -165,8 +191,10 @@ def test_ordinary_aliases_still_load(mini_path, tmp_path):
     root = copy_of(mini_path, tmp_path)
     agent = root / AGENT
     text = agent.read_text(encoding="utf-8")
-    text = text.replace('tracking_id: { type: string, description: "format SP-NNNN" }',
-                        'tracking_id: &tracking { type: string, description: "format SP-NNNN" }')
+    text = text.replace(
+        'tracking_id: { type: string, description: "format SP-NNNN" }',
+        'tracking_id: &tracking { type: string, description: "format SP-NNNN" }',
+    )
     text = text.replace("tracking_id: { type: string }", "tracking_id: *tracking")
     assert "*tracking" in text
     agent.write_text(text, encoding="utf-8")
@@ -177,7 +205,11 @@ def test_deep_nesting_is_one_line_not_a_recursion_error(mini_path, tmp_path):
     root = copy_of(mini_path, tmp_path)
     append(root, SCENARIO, "deep: " + "[" * 600 + "]" * 600)
     [problem] = errors_in(root, SCENARIO)
-    assert problem.path == "" and "nested deeper than 100 levels" in problem.message and problem.line is not None
+    assert (
+        problem.path == ""
+        and "nested deeper than 100 levels" in problem.message
+        and problem.line is not None
+    )
     res = validate(root)
     assert res.exit_code == 1 and str(problem) in res.output.splitlines()
 
@@ -219,7 +251,9 @@ def test_a_symlink_loop_is_refused_not_walked_forever(mini_path, tmp_path):
 
 def test_a_broken_symlink_is_one_line(mini_path, tmp_path):
     root = copy_of(mini_path, tmp_path)
-    (root / "agents/parcel-desk/notes.md").symlink_to("gone.md")  # inside the folder, but nothing there
+    (root / "agents/parcel-desk/notes.md").symlink_to(
+        "gone.md"
+    )  # inside the folder, but nothing there
     [problem] = errors_in(root, "agents/parcel-desk/notes.md")
     assert "broken symlink" in problem.message
     assert validate(root).exit_code == 1

@@ -1,4 +1,5 @@
-"""The self-contained HTML report, opened in a real headless Chromium (Debian `chromium`, driven by Playwright).
+"""The self-contained HTML report, opened in a real headless Chromium (Debian `chromium`, driven by
+Playwright).
 
 The browser tests skip only when /usr/bin/chromium or the playwright package is missing
 (`bash scripts/install --test` installs both)."""
@@ -22,12 +23,22 @@ from callbench.testing import FakeProvider
 
 MINI = Path(__file__).parent / "fixtures" / "mini"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 INJECTED = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
 CALL = "oracle/reschedule/r0"
 NEW_KEYS = ("intervals", "completion", "exclusions", "flake_rate", "operational")
-DATA_BLOCK = re.compile(r'<script type="application/octet-stream" id="callbench-data"[^>]*>([^<]*)</script>')
+DATA_BLOCK = re.compile(
+    r'<script type="application/octet-stream" id="callbench-data"[^>]*>([^<]*)</script>'
+)
 
 
 def block_text(source: str) -> str:
@@ -39,7 +50,9 @@ def block_text(source: str) -> str:
 
 def decode_block(source: str):
     """What the viewer reads: the page's data block, base64-decoded, gunzipped and parsed."""
-    return json.loads(gzip.decompress(base64.b64decode(block_text(source), validate=True)).decode("utf-8"))
+    return json.loads(
+        gzip.decompress(base64.b64decode(block_text(source), validate=True)).decode("utf-8")
+    )
 
 
 def expected_data(run_dir: Path, report: dict | None = None) -> dict:
@@ -49,28 +62,52 @@ def expected_data(run_dir: Path, report: dict | None = None) -> dict:
 
 
 def judge(body):
-    """A fake judge: every criterion met and every rating 4, citing the first two messages, with a hostile rationale."""
+    """A fake judge: every criterion met and every rating 4, citing the first two messages, with a
+    hostile rationale."""
     system, user = body["messages"][0]["content"], body["messages"][1]["content"]
     ids = re.findall(r'"id": "([^"]+)"', user)
     if "verify explicit claims" in system:
-        return json.dumps({"checks": [{"id": i, "holds": True, "evidence": [0], "quote": "x"} for i in ids]})
+        return json.dumps(
+            {"checks": [{"id": i, "holds": True, "evidence": [0], "quote": "x"} for i in ids]}
+        )
     if "rate one recorded phone call" in system:
-        return json.dumps({"ratings": [{"id": i, "rating": 4, "evidence": [0, 2], "rationale": INJECTED} for i in ids]})
-    return json.dumps({"verdicts": [{"id": i, "label": "met", "evidence": [2, 3], "rationale": "</script>" + INJECTED}
-                                    for i in ids]})
+        return json.dumps(
+            {
+                "ratings": [
+                    {"id": i, "rating": 4, "evidence": [0, 2], "rationale": INJECTED} for i in ids
+                ]
+            }
+        )
+    return json.dumps(
+        {
+            "verdicts": [
+                {"id": i, "label": "met", "evidence": [2, 3], "rationale": "</script>" + INJECTED}
+                for i in ids
+            ]
+        }
+    )
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
-    """The mini suite with a seeded mishearing on the first caller turn (plus its authored split), oracle and noop,
+    """The mini suite with a seeded mishearing on the first caller turn (plus its authored split),
+    oracle and noop,
     judged by a fake judge; then a candidate reply rewritten to carry markup that must never run."""
     suite = load_suite(MINI)
     scenario = suite.scenarios["reschedule"]
-    noisy = scenario.model_copy(update={"channel": scenario.channel.model_copy(update={"seeded_first_turn": True})})
+    noisy = scenario.model_copy(
+        update={"channel": scenario.channel.model_copy(update={"seeded_first_turn": True})}
+    )
     suite = suite.model_copy(update={"scenarios": {"reschedule": noisy}})
     out = tmp_path_factory.mktemp("html") / "run"
     with FakeProvider(judge) as provider:
-        run_suite(suite, RunConfig(candidates=("oracle", "noop"), judge=f"openai-compatible:{provider.base_url}#judge"), out)
+        run_suite(
+            suite,
+            RunConfig(
+                candidates=("oracle", "noop"), judge=f"openai-compatible:{provider.base_url}#judge"
+            ),
+            out,
+        )
     path = out / "traces" / "oracle" / "reschedule" / "r0.json"
     trace = json.loads(path.read_text())
     trace["messages"][0]["text"] = "Hello, Swift Parcels. " + INJECTED
@@ -85,7 +122,8 @@ def html_path(run_dir) -> Path:
 
 @pytest.fixture(scope="module")
 def browser(html_path):
-    """Chromium, launched after the run is made: Playwright's sync API keeps an event loop running in this thread
+    """Chromium, launched after the run is made: Playwright's sync API keeps an event loop running
+    in this thread
     until it stops, and run_suite needs asyncio.run."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing (bash scripts/install --test installs Debian chromium)")
@@ -112,12 +150,15 @@ class Page:
         self.url = path.resolve().as_uri()
 
     def open(self, init_script: str | None = None) -> Page:
-        """Load the page and wait until the trace viewer has inflated its data (or said it could not)."""
+        """Load the page and wait until the trace viewer has inflated its data (or said it could
+        not)."""
         if init_script:
             self.page.add_init_script(init_script)
         self.page.goto(self.url)
         self.page.wait_for_load_state("load")
-        self.page.wait_for_selector('#call-list[data-state="ready"], #call-list[data-state="failed"]', state="attached")
+        self.page.wait_for_selector(
+            '#call-list[data-state="ready"], #call-list[data-state="failed"]', state="attached"
+        )
         return self
 
     def open_call(self, key: str):
@@ -150,9 +191,13 @@ def test_injected_markup_is_text_and_never_runs(page, html_path):
     source = html_path.read_text()
     assert "<script>window.__pwned" not in source and "<img src=x" not in source
     assert source.count("<script") == 2  # the data block and the viewer
-    assert re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", block_text(source))  # nothing in it can end the block
+    assert re.fullmatch(
+        r"[A-Za-z0-9+/]*={0,2}", block_text(source)
+    )  # nothing in it can end the block
     calls = {c["key"]: c for c in decode_block(source)["calls"]}
-    assert INJECTED in calls[CALL]["trace"]["messages"][0]["text"]  # the markup is in the data, as data
+    assert (
+        INJECTED in calls[CALL]["trace"]["messages"][0]["text"]
+    )  # the markup is in the data, as data
     page.open_call(CALL)
     judged = page.page.locator('#call-view .verdict[data-id="looked_up_first"]')
     judged.wait_for()
@@ -181,11 +226,15 @@ def test_trace_viewer_links_a_verdict_to_the_entries_it_cites(page):
     assert view.locator(".entry.cited").count() == 1
     box, height = entry.bounding_box(), page.page.viewport_size["height"]
     assert box is not None and 0 <= box["y"] and box["y"] + min(box["height"], 50) <= height
-    assert "reschedule_delivery" in entry.inner_text()  # the cited entry is the tool result the action matched
+    assert (
+        "reschedule_delivery" in entry.inner_text()
+    )  # the cited entry is the tool result the action matched
     assert "active" in verdict.get_attribute("class")
     # a judged verdict citing two entries highlights both when its name is clicked
     view.locator('.verdict[data-id="looked_up_first"] button.vtitle').click()
-    assert sorted(view.locator(".entry.cited").evaluate_all("ns => ns.map(n => n.dataset.index)")) == ["2", "3"]
+    assert sorted(
+        view.locator(".entry.cited").evaluate_all("ns => ns.map(n => n.dataset.index)")
+    ) == ["2", "3"]
 
 
 def test_call_transcript_shows_damage_fragments_tools_and_matchers(page, run_dir):
@@ -199,10 +248,16 @@ def test_call_transcript_shows_damage_fragments_tools_and_matchers(page, run_dir
     assert "caller meant: " + first_turn["intended"] in entry.inner_text()
     assert entry.locator("mark.lost").inner_text() == seeded["before"]
     assert entry.locator("mark.damage").inner_text() == seeded["after"]
-    assert f"{seeded['before']} → {seeded['after']}" in entry.locator(".channel.applied").inner_text()
+    assert (
+        f"{seeded['before']} → {seeded['after']}" in entry.locator(".channel.applied").inner_text()
+    )
     split_turn = next(t for t in trace["caller_turns"] if len(t["observed"]) > 1)
     second = view.locator(f'.entry[data-index="{split_turn["message_indices"][1]}"]').inner_text()
-    assert "CALLER (cont.)" in second and "fragment 2/2" in second and split_turn["observed"][1] in second
+    assert (
+        "CALLER (cont.)" in second
+        and "fragment 2/2" in second
+        and split_turn["observed"][1] in second
+    )
     text = view.inner_text()
     assert "→ lookup_parcel(" in text and '"tracking_id":"SP-0412"' in text
     assert "✓ args.tracking_id eq: expected SP-0412, got SP-0412" in text
@@ -215,9 +270,13 @@ def test_call_transcript_shows_damage_fragments_tools_and_matchers(page, run_dir
 def test_filters_and_deep_links(page):
     page.page.click('#leaderboard a[href="#calls=noop"]')  # a candidate's row lists its calls
     # the viewer reacts to the hash change on its own turn of the event loop
-    page.page.wait_for_function("document.querySelector('#call-list select').value === 'noop'", timeout=5000)
-    assert page.page.input_value("#call-list select") == "noop"
-    assert page.page.locator("#call-list button.call-link:visible").all_inner_texts() == ["reschedule r0"]
+    # polls from outside the page: the report's CSP forbids eval
+    from playwright.sync_api import expect
+
+    expect(page.page.locator("#call-list select")).to_have_value("noop", timeout=5000)
+    assert page.page.locator("#call-list button.call-link:visible").all_inner_texts() == [
+        "reschedule r0"
+    ]
     page.page.select_option("#call-list select", "")
     assert page.page.locator("#call-list button.call-link:visible").count() == 2
     page.page.goto(page.url + "#call=" + "oracle%2Freschedule%2Fr0")
@@ -247,9 +306,16 @@ def test_an_older_report_renders_with_placeholders(browser, run_dir, tmp_path):
 def test_full_report_fields_draw_every_plot(browser, run_dir, tmp_path):
     report = json.loads((run_dir / "report.json").read_text())
     for i, row in enumerate(report["candidates"].values()):
-        row["intervals"] = {m: {"estimate": 50.0 + i, "low": 40.0, "high": 60.0 + i, "samples": 100, "level": 0.95}
-                            for m in ("task", "conversation", "overall")}
-        row["completion"] = {"passed": 1 - i, "of": 1, "rate": 1.0 - i, "wilson": [0.2 * (1 - i), 1.0 - 0.8 * i]}
+        row["intervals"] = {
+            m: {"estimate": 50.0 + i, "low": 40.0, "high": 60.0 + i, "samples": 100, "level": 0.95}
+            for m in ("task", "conversation", "overall")
+        }
+        row["completion"] = {
+            "passed": 1 - i,
+            "of": 1,
+            "rate": 1.0 - i,
+            "wilson": [0.2 * (1 - i), 1.0 - 0.8 * i],
+        }
         row["operational"] = {"cost_per_call": 0.01 * (i + 1), "latency_p50_s": 1.5 + i}
         row["exclusions"] = {"RateLimitError": {"count": 2, "passes": 1}}
         row["flake_rate"] = 0.25
@@ -280,7 +346,9 @@ def test_data_block_cannot_close_its_block():
     text = data_block(data)
     assert re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", text)
     member = base64.b64decode(text)
-    assert member[:10] == bytes([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 2, 255])  # no timestamp, no name, OS "unknown"
+    assert member[:10] == bytes(
+        [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 2, 255]
+    )  # no timestamp, no name, OS "unknown"
     assert json.loads(gzip.decompress(member)) == data
     assert data_block(data) == text
 
@@ -301,25 +369,42 @@ def test_same_run_gives_byte_identical_pages(run_dir, tmp_path):
 
 
 def test_page_is_several_times_smaller_than_its_raw_data(tmp_path):
-    """The built-in starter suite with three baselines (48 distinct calls, offline): the whole page against the compact
-    JSON it carries. The two-call fixture above is too small for this (its tables, style and script outweigh its data).
-    The run goes in a worker thread: a module's Playwright may be holding this thread's event loop."""
+    """The built-in starter suite with three baselines (48 distinct calls, offline): the whole page
+    against the compact
+    JSON it carries. The two-call fixture above is too small for this (its tables, style and script
+    outweigh its data).
+    The run goes in a worker thread: a module's Playwright may be holding this thread's event
+    loop."""
     from callbench.suite_check import check_suite
 
     with ThreadPoolExecutor(1) as pool:
-        pool.submit(run_suite, check_suite("starter").suite, RunConfig(candidates=("oracle", "noop", "shortcut"), seed=0),
-                    tmp_path / "run").result()
+        pool.submit(
+            run_suite,
+            check_suite("starter").suite,
+            RunConfig(candidates=("oracle", "noop", "shortcut"), seed=0),
+            tmp_path / "run",
+        ).result()
     page = render_html(tmp_path / "run", tmp_path / "starter.html")
-    raw = json.dumps(expected_data(tmp_path / "run"), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    raw = json.dumps(
+        expected_data(tmp_path / "run"), ensure_ascii=False, separators=(",", ":")
+    ).encode("utf-8")
     assert len(decode_block(page.read_text())["calls"]) == 48
-    assert 3 * page.stat().st_size <= len(raw), (page.stat().st_size, len(raw))  # 4.3x measured: tables, style
-    assert 8 * len(block_text(page.read_text())) <= len(raw)  # and script are ~90 KB of it; the block alone: ~9x
+    assert 3 * page.stat().st_size <= len(raw), (
+        page.stat().st_size,
+        len(raw),
+    )  # 4.3x measured: tables, style
+    assert 8 * len(block_text(page.read_text())) <= len(
+        raw
+    )  # and script are ~90 KB of it; the block alone: ~9x
 
 
 def test_viewer_shows_calls_after_async_decompression(page):
     assert page.page.get_attribute("#call-list", "data-state") == "ready"
     assert "Loading" not in page.page.inner_text("#call-list")
-    assert page.page.locator("#call-list button.call-link").all_inner_texts() == ["reschedule r0", "reschedule r0"]
+    assert page.page.locator("#call-list button.call-link").all_inner_texts() == [
+        "reschedule r0",
+        "reschedule r0",
+    ]
     page.open_call(CALL)
     assert page.page.locator("#call-view .entry.role-caller").count() >= 1
     assert page.page.locator("#call-view .entry.role-candidate").count() >= 1
@@ -328,14 +413,18 @@ def test_viewer_shows_calls_after_async_decompression(page):
 
 
 @pytest.mark.parametrize("case", ["no DecompressionStream", "corrupt block"])
-def test_viewer_says_so_when_it_cannot_inflate_and_the_rest_still_renders(browser, html_path, tmp_path, case):
+def test_viewer_says_so_when_it_cannot_inflate_and_the_rest_still_renders(
+    browser, html_path, tmp_path, case
+):
     path, init = html_path, None
     if case == "no DecompressionStream":
         init = "delete window.DecompressionStream"
     else:
         source = html_path.read_text()
         path = tmp_path / "corrupt.html"
-        path.write_text(source.replace(block_text(source), base64.b64encode(b"not gzip at all!").decode()))
+        path.write_text(
+            source.replace(block_text(source), base64.b64encode(b"not gzip at all!").decode())
+        )
     page = Page(browser, path).open(init)
     assert page.page.get_attribute("#call-list", "data-state") == "failed"
     message = page.page.inner_text("#call-list")
@@ -361,15 +450,23 @@ def test_caller_diff_marks_damage_but_not_fragment_cuts():
 
 
 def test_viewer_marks_background_speech_and_keeps_the_step_on_the_callers_words(browser, tmp_path):
-    """A casting background whose television line lands in every caller turn, sometimes before the caller's words."""
+    """A casting background whose television line lands in every caller turn, sometimes before the
+    caller's words."""
     import shutil
 
     root = tmp_path / "mini"
     shutil.copytree(MINI, root)
-    (root / "suite.yaml").write_text((root / "suite.yaml").read_text()
-                                     + "casting:\n  backgrounds:\n    tv: { intrusion_rate: 1.0, intrusions: { '*': [breaking news from the studio] } }\n")
-    with ThreadPoolExecutor(1) as pool:  # the browser fixture's Playwright holds this thread's event loop
-        pool.submit(run_suite, load_suite(root), RunConfig(candidates=("oracle",)), tmp_path / "run").result()
+    (root / "suite.yaml").write_text(
+        (root / "suite.yaml").read_text()
+        + "casting:\n  backgrounds:\n    tv: { intrusion_rate: 1.0, intrusions: { '*': [breaking "
+        "news from the studio] } }\n"
+    )
+    with ThreadPoolExecutor(
+        1
+    ) as pool:  # the browser fixture's Playwright holds this thread's event loop
+        pool.submit(
+            run_suite, load_suite(root), RunConfig(candidates=("oracle",)), tmp_path / "run"
+        ).result()
     page = Page(browser, render_html(tmp_path / "run", tmp_path / "tv.html")).open()
     page.open_call("oracle/reschedule/r0")
     says = page.page.locator("#call-view .entry.role-caller .say").all_inner_texts()

@@ -21,8 +21,11 @@ def converted(tmp_path_factory):
 @pytest.fixture(scope="module")
 def run(converted, tmp_path_factory):
     _, out = converted
-    return run_suite(load_suite(out), RunConfig(candidates=("oracle", "noop", "shortcut", "spray")),
-                     tmp_path_factory.mktemp("ovcs-run"))
+    return run_suite(
+        load_suite(out),
+        RunConfig(candidates=("oracle", "noop", "shortcut", "spray")),
+        tmp_path_factory.mktemp("ovcs-run"),
+    )
 
 
 def test_every_scenario_converted_and_suite_validates(converted):
@@ -42,7 +45,9 @@ def test_oracle_scores_100_and_baselines_stay_low(run):
     cands = run.report["candidates"]
     oracle = cands["oracle"]["per_scenario"]
     assert len(oracle) == 18
-    assert all(row["task"] == 100.0 for row in oracle.values()), {k: v["task"] for k, v in oracle.items() if v["task"] != 100}
+    assert all(row["task"] == 100.0 for row in oracle.values()), {
+        k: v["task"] for k, v in oracle.items() if v["task"] != 100
+    }
     assert cands["noop"]["scenarios_passed"] == 0
     assert cands["noop"]["task"] <= 5
     assert max(cands["shortcut"]["task"], cands["spray"]["task"]) <= cands["noop"]["task"] + 10
@@ -58,9 +63,12 @@ def test_report_lists_items_per_scenario(converted):
     audio = by_id["utility-outage-audio-report-001"]
     assert any("audio" in d for d in audio.dropped)
     assert any("generated" in a for a in by_id["retail-refund-damaged-item-001"].approximated)
-    # "refund" is printed in the retail policies, so a recital would earn the claim: dropped, and said why
-    assert any("required_claims refund_processed" in d and "printed" in d
-               for d in by_id["retail-refund-damaged-item-001"].dropped)
+    # "refund" is printed in the retail policies, so a recital would earn the claim: dropped, and
+    # said why
+    assert any(
+        "required_claims refund_processed" in d and "printed" in d
+        for d in by_id["retail-refund-damaged-item-001"].dropped
+    )
     assert any("phrase check" in c for c in by_id["telecom-billing-credit-001"].converted)
     data = json.loads((out / "conversion.json").read_text())
     assert [s["id"] for s in data["scenarios"]] == [s.id for s in report.scenarios]
@@ -96,14 +104,34 @@ def test_cli_converts(tmp_path):
     assert "CONVERSION.md" in result.output and "18 of 18" in result.output
 
 
-@pytest.mark.parametrize("content, field", [
-    (None, "<file>"),
-    ("{not json", "<json>"),
-    (json.dumps({"items": []}), "scenarios"),
-    (json.dumps({"scenarios": [{"id": "a", "initial_state": {}, "tools": [], "conversation": []}]}), "oracle"),
-    (json.dumps([{"id": "a", "initial_state": {}, "tools": [{"required_arguments": {}}], "conversation": [],
-                  "oracle": {}}]), "tools[0].name"),
-])
+@pytest.mark.parametrize(
+    "content, field",
+    [
+        (None, "<file>"),
+        ("{not json", "<json>"),
+        (json.dumps({"items": []}), "scenarios"),
+        (
+            json.dumps(
+                {"scenarios": [{"id": "a", "initial_state": {}, "tools": [], "conversation": []}]}
+            ),
+            "oracle",
+        ),
+        (
+            json.dumps(
+                [
+                    {
+                        "id": "a",
+                        "initial_state": {},
+                        "tools": [{"required_arguments": {}}],
+                        "conversation": [],
+                        "oracle": {},
+                    }
+                ]
+            ),
+            "tools[0].name",
+        ),
+    ],
+)
 def test_bad_input(tmp_path, content, field):
     src = tmp_path / "in.json"
     if content is not None:
@@ -118,14 +146,16 @@ def test_bad_input(tmp_path, content, field):
 
 
 def test_the_import_keeps_the_sources_strictness(converted):
-    """Pinned arguments stay pinned (a generated one may be left out, not changed), a refusal never names the wrong
-    argument, brute force locks, and a tool the scenario does not declare is a model error and a broken guard."""
+    """Pinned arguments stay pinned (a generated one may be left out, not changed), a refusal never
+    names the wrong
+    argument, brute force locks, and a tool the scenario does not declare is a model error and a
+    broken guard."""
     import asyncio
 
     from callbench.backends.state import StateBackend
+    from callbench.call import CandidateStep
     from callbench.callers import LineCaller
     from callbench.candidates import ScriptedCandidate, call
-    from callbench.call import CandidateStep
     from callbench.grading.scorecard import score_trace
     from callbench.runs import Attempt, run_attempt
 
@@ -135,22 +165,50 @@ def test_the_import_keeps_the_sources_strictness(converted):
     scenario = suite.scenarios[sid]
     world = StateBackend(scenario.backend, scenario.caller.knows)
     world.handle("verify_identity", {"account_id": "acct_1001"})
-    wrong = world.handle("issue_refund", {"order_id": "ord_7001", "amount_cents": 5299, "reason": "changed_mind"})
+    wrong = world.handle(
+        "issue_refund", {"order_id": "ord_7001", "amount_cents": 5299, "reason": "changed_mind"}
+    )
     assert wrong.result["status"] == "refused" and wrong.result["precondition"] == "request_details"
     assert "reason" not in wrong.result.get("message", "")
-    ok = world.handle("issue_refund", {"order_id": "ord_7001", "amount_cents": 5299})  # generated reason filled in
+    ok = world.handle(
+        "issue_refund", {"order_id": "ord_7001", "amount_cents": 5299}
+    )  # generated reason filled in
     assert ok.result["status"] != "refused"
     locked = StateBackend(scenario.backend, scenario.caller.knows)
     for guess in ("acct_1", "acct_2", "acct_3"):
         assert locked.handle("verify_identity", {"account_id": guess}).result["status"] == "refused"
-    assert locked.handle("verify_identity", {"account_id": "acct_1001"}).result["reason"] == "locked"
+    assert (
+        locked.handle("verify_identity", {"account_id": "acct_1001"}).result["reason"] == "locked"
+    )
 
     undeclared = next(a for a in scenario.expected_actions if a.id.startswith("undeclared_"))
-    trace = asyncio.run(run_attempt(suite, Attempt("fake", sid, 0), 0, caller=LineCaller(["hi"]),
-                                    candidate=ScriptedCandidate([CandidateStep(speech="One moment.", tool_calls=(
-                                        call(undeclared.tool), call("verify_identity", account_id="acct_1001")))])))
-    assert trace.end.reason == "model_error" and trace.failure.failure_class == "model" and trace.outcome == "completed"
-    assert [e.name for e in trace.tool_events] == [undeclared.tool]  # the rest of the message never ran
+    trace = asyncio.run(
+        run_attempt(
+            suite,
+            Attempt("fake", sid, 0),
+            0,
+            caller=LineCaller(["hi"]),
+            candidate=ScriptedCandidate(
+                [
+                    CandidateStep(
+                        speech="One moment.",
+                        tool_calls=(
+                            call(undeclared.tool),
+                            call("verify_identity", account_id="acct_1001"),
+                        ),
+                    )
+                ]
+            ),
+        )
+    )
+    assert (
+        trace.end.reason == "model_error"
+        and trace.failure.failure_class == "model"
+        and trace.outcome == "completed"
+    )
+    assert [e.name for e in trace.tool_events] == [
+        undeclared.tool
+    ]  # the rest of the message never ran
     card = score_trace(trace, scenario, suite.manifest)
     assert undeclared.id in card.guards.broken and not card.deterministic_passed
 
@@ -158,5 +216,7 @@ def test_the_import_keeps_the_sources_strictness(converted):
 def test_values_no_one_says_are_reported(converted):
     report, out = converted
     assert report.unsayable == [s.id for s in report.scenarios if s.unsayable]
-    assert f"{len(report.unsayable)} scenario(s) need an argument value that no one ever says" in \
-        (out / "CONVERSION.md").read_text()
+    assert (
+        f"{len(report.unsayable)} scenario(s) need an argument value that no one ever says"
+        in (out / "CONVERSION.md").read_text()
+    )

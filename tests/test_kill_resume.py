@@ -1,5 +1,7 @@
-"""A real kill test: a sweep of a few hundred calls against the fake provider is SIGKILLed at random points
-and resumed each time; the store ends with every call exactly once and the scores of an uninterrupted run."""
+"""A real kill test: a sweep of a few hundred calls against the fake provider is SIGKILLed at random
+points
+and resumed each time; the store ends with every call exactly once and the scores of an
+uninterrupted run."""
 
 import json
 import os
@@ -10,14 +12,13 @@ import subprocess
 import sys
 import time
 
+from reports_util import untimed
+
 from callbench.runs import RunConfig, run_suite
 from callbench.testing import FakeProvider
-from reports_util import untimed
 
 REPEATS = 60
 TOTAL = 4 * REPEATS  # four candidates
-
-
 
 
 def finished(out):
@@ -25,7 +26,9 @@ def finished(out):
         return 0
     db = sqlite3.connect(out / "run.sqlite")
     try:
-        return db.execute("SELECT COUNT(*) FROM attempts WHERE state IN ('completed', 'excluded')").fetchone()[0]
+        return db.execute(
+            "SELECT COUNT(*) FROM attempts WHERE state IN ('completed', 'excluded')"
+        ).fetchone()[0]
     except sqlite3.OperationalError:
         return 0
     finally:
@@ -38,17 +41,39 @@ def test_sigkill_at_random_points_then_resume(mini_path, mini_suite, tmp_path):
         model = f"openai-compatible:{fp.base_url}#steady"
         candidates = (model, "oracle", "noop", "shortcut")
         out = tmp_path / "killed"
-        args = [sys.executable, "-m", "callbench.cli", "run", "--suite", str(mini_path), "--repeats", str(REPEATS),
-                "--concurrency", "4", "--out", str(out)]
+        args = [
+            sys.executable,
+            "-m",
+            "callbench.cli",
+            "run",
+            "--suite",
+            str(mini_path),
+            "--repeats",
+            str(REPEATS),
+            "--concurrency",
+            "4",
+            "--out",
+            str(out),
+        ]
         for c in candidates:
             args += ["--candidate", c]
         kills = 0
         first = True
         while kills < 4:
-            cmd = args if first else [sys.executable, "-m", "callbench.cli", "run", "--resume", str(out)]
+            cmd = (
+                args
+                if first
+                else [sys.executable, "-m", "callbench.cli", "run", "--resume", str(out)]
+            )
             before = finished(out)
-            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "120"})
-            # kill at a random point of the remaining work (measured in finished calls, not seconds, so the
+            proc = subprocess.Popen(
+                cmd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env={**os.environ, "COLUMNS": "120"},
+            )
+            # kill at a random point of the remaining work (measured in finished calls, not seconds,
+            # so the
             # test does not depend on how fast the machine is)
             target = before + rng.randint(5, max(6, (TOTAL - before) // 3))
             deadline = time.monotonic() + 120
@@ -62,9 +87,17 @@ def test_sigkill_at_random_points_then_resume(mini_path, mini_suite, tmp_path):
             first = False
             kills += 1
             assert finished(out) >= before  # nothing finished is ever lost
-        final = subprocess.run([sys.executable, "-m", "callbench.cli", "run", "--resume", str(out)], capture_output=True, text=True)
+        final = subprocess.run(
+            [sys.executable, "-m", "callbench.cli", "run", "--resume", str(out)],
+            capture_output=True,
+            text=True,
+        )
         assert final.returncode == 0, final.stderr[-2000:]
-        clean = run_suite(mini_suite, RunConfig(candidates=candidates, repeats=REPEATS, concurrency=4), tmp_path / "clean")
+        clean = run_suite(
+            mini_suite,
+            RunConfig(candidates=candidates, repeats=REPEATS, concurrency=4),
+            tmp_path / "clean",
+        )
     assert kills >= 2, "the sweep finished too fast to be killed; raise REPEATS"
     db = sqlite3.connect(out / "run.sqlite")
     rows = db.execute("SELECT trace_id, state FROM attempts").fetchall()

@@ -1,4 +1,5 @@
-"""Reports rebuilt from the store, the offline leaderboard, paired comparisons and measurement honesty."""
+"""Reports rebuilt from the store, the offline leaderboard, paired comparisons and measurement
+honesty."""
 
 import json
 import shutil
@@ -27,19 +28,32 @@ def runs(tmp_path_factory):
 def test_report_carries_intervals_completion_and_honesty_figures(runs):
     report = json.loads((runs / "a" / "report.json").read_text())
     oracle = report["candidates"]["oracle"]
-    assert oracle["intervals"]["task"]["low"] == oracle["intervals"]["task"]["high"] == 100.0  # no variance at all
+    assert (
+        oracle["intervals"]["task"]["low"] == oracle["intervals"]["task"]["high"] == 100.0
+    )  # no variance at all
     noop = report["candidates"]["noop"]
     assert noop["intervals"]["task"]["low"] <= noop["task"] <= noop["intervals"]["task"]["high"]
-    assert oracle["completion"] == {"passed": 32, "of": 32, "rate": 1.0, "wilson": oracle["completion"]["wilson"]}
+    assert oracle["completion"] == {
+        "passed": 32,
+        "of": 32,
+        "rate": 1.0,
+        "wilson": oracle["completion"]["wilson"],
+    }
     assert oracle["completion"]["wilson"][0] > 0.89
     assert oracle["pass_k"]["pass^2"] == 1.0 and noop["pass_k"]["pass^1"] == 0.0
     assert oracle["flake_rate"] == 0.0 and report["ranking"] == ["oracle", "noop"]
     assert report["comparisons"][0]["a"] == "oracle" and report["comparisons"][0]["wins"] == 16
     assert set(report["slices"]["language"]["oracle"]) == {"en", "gu", "hi"}
-    assert oracle["operational"]["tool_calls_per_call"] > 0 and noop["operational"]["tool_calls_per_call"] == 0
+    assert (
+        oracle["operational"]["tool_calls_per_call"] > 0
+        and noop["operational"]["tool_calls_per_call"] == 0
+    )
     assert report["schema_version"] == 3 and report["bootstrap"]["samples"] == 2000
     assert report["scoring"]["mode"] == "guards" and "guard" in report["scoring"]["rule"]
-    assert oracle["completion_at_cutoff"]["passed"] == 32 and noop["completion_at_cutoff"]["passed"] == 0
+    assert (
+        oracle["completion_at_cutoff"]["passed"] == 32
+        and noop["completion_at_cutoff"]["passed"] == 0
+    )
 
 
 def test_rebuild_from_the_store_reproduces_the_report(runs, tmp_path):
@@ -58,7 +72,10 @@ def test_leaderboard_is_reproducible_byte_for_byte(runs, tmp_path):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
     # the shortcut earns nothing above the noop on the starter suite: a tie at 0, broken by name
     assert [r["candidate"] for r in board["ranked"]] == ["oracle", "noop", "shortcut"]
-    assert board["reports"][0]["manifest"]["missing"] == 0 and board["reports"][0]["manifest"]["checked"] > 30
+    assert (
+        board["reports"][0]["manifest"]["missing"] == 0
+        and board["reports"][0]["manifest"]["checked"] > 30
+    )
     md = (tmp_path / "one" / "leaderboard.md").read_text()
     assert "| 1 | oracle |" in md and "[" in md
 
@@ -73,11 +90,18 @@ def test_leaderboard_refuses_tampered_or_unlike_reports(runs, tmp_path, mini_sui
     run_suite(mini_suite, RunConfig(candidates=("oracle",)), tmp_path / "mini")
     with pytest.raises(CallbenchError, match="suite differs"):
         build_leaderboard([runs / "a", tmp_path / "mini"], tmp_path / "y")
-    run_suite(load_suite("starter"), RunConfig(candidates=("noop",), seed=1, scoring="reference"), tmp_path / "ref")
+    run_suite(
+        load_suite("starter"),
+        RunConfig(candidates=("noop",), seed=1, scoring="reference"),
+        tmp_path / "ref",
+    )
     with pytest.raises(CallbenchError, match="scoring differs: guards, reference"):
         build_leaderboard([runs / "a", tmp_path / "ref"], tmp_path / "w")
     board = build_leaderboard([runs / "a", tmp_path / "mini"], tmp_path / "z", force=True)
-    assert board["mixed"] and "Mixed comparison (forced)" in (tmp_path / "z" / "leaderboard.md").read_text()
+    assert (
+        board["mixed"]
+        and "Mixed comparison (forced)" in (tmp_path / "z" / "leaderboard.md").read_text()
+    )
     assert (tmp_path / "z" / "leaderboard.csv").read_text().startswith("# MIXED")
 
 
@@ -98,12 +122,22 @@ def test_unmeasured_candidate_is_listed_with_its_cause_not_ranked(tmp_path):
     fast = ModelSettings(max_retries=0, timeout_s=2)
     with FakeProvider(lambda body: {"fault": "unavailable"}) as fp:
         name = f"openai-compatible:{fp.base_url}#down"
-        run_suite(suite, RunConfig(candidates=("oracle", name), repeats=3, infra_reruns=0,
-                                   candidate_options={"settings": fast}), tmp_path / "r")
+        run_suite(
+            suite,
+            RunConfig(
+                candidates=("oracle", name),
+                repeats=3,
+                infra_reruns=0,
+                candidate_options={"settings": fast},
+            ),
+            tmp_path / "r",
+        )
     report = json.loads((tmp_path / "r" / "report.json").read_text())
     down = report["candidates"][name]
     assert not down["measured"] and "below the 90% floor" in down["unmeasured_cause"]
     assert down["exclusions"] == {"infrastructure": {"count": 3, "passes": 0}}
     assert report["ranking"] == ["oracle"] and report["unmeasured"] == [name]
     board = build_leaderboard([tmp_path / "r"], tmp_path / "lb")
-    assert [r["candidate"] for r in board["ranked"]] == ["oracle"] and board["unmeasured"][0]["candidate"] == name
+    assert [r["candidate"] for r in board["ranked"]] == ["oracle"] and board["unmeasured"][0][
+        "candidate"
+    ] == name

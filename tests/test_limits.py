@@ -1,4 +1,5 @@
-"""Per-provider limits: in-flight caps, per-minute windows, and a cool-down shared after a rate limit."""
+"""Per-provider limits: in-flight caps, per-minute windows, and a cool-down shared after a rate
+limit."""
 
 import asyncio
 import time
@@ -13,8 +14,16 @@ from callbench.testing import FakeProvider
 def test_concurrency_cap_holds_across_a_run(mini_suite, tmp_path):
     with FakeProvider(lambda body: time.sleep(0.05) or "Hello.") as fp:
         name = f"openai-compatible:{fp.base_url}#m"
-        run_suite(mini_suite, RunConfig(candidates=(name,), repeats=12, concurrency=12,
-                                        limits={"openai-compatible:*": ProviderLimits(concurrency=3)}), tmp_path / "r")
+        run_suite(
+            mini_suite,
+            RunConfig(
+                candidates=(name,),
+                repeats=12,
+                concurrency=12,
+                limits={"openai-compatible:*": ProviderLimits(concurrency=3)},
+            ),
+            tmp_path / "r",
+        )
     assert fp.max_in_flight == 3
 
 
@@ -38,19 +47,27 @@ def test_requests_per_minute_window_with_a_fake_clock():
 
 
 def test_a_rate_limit_cools_down_every_call_on_the_endpoint():
-    with FakeProvider(fault_plan=lambda n: {"fault": "rate_limit", "retry_after": 0.3} if n == 0 else None) as fp:
+    with FakeProvider(
+        fault_plan=lambda n: {"fault": "rate_limit", "retry_after": 0.3} if n == 0 else None
+    ) as fp:
         gate = ProviderGate(ProviderLimits(concurrency=4))
         models = []
         for _ in range(2):
-            m = OpenAICompatibleModel("m", base_url=fp.base_url, api_key=None,
-                                      settings=ModelSettings(max_retries=2, backoff_base_s=0.01, backoff_max_s=0.5))
+            m = OpenAICompatibleModel(
+                "m",
+                base_url=fp.base_url,
+                api_key=None,
+                settings=ModelSettings(max_retries=2, backoff_base_s=0.01, backoff_max_s=0.5),
+            )
             m.gate = gate
             models.append(m)
 
         async def go():
             first = asyncio.create_task(models[0].complete([{"role": "user", "content": "a"}]))
             deadline = time.monotonic() + 10
-            while gate.cooldown_until == 0 and time.monotonic() < deadline:  # until the first call has met the 429
+            while (
+                gate.cooldown_until == 0 and time.monotonic() < deadline
+            ):  # until the first call has met the 429
                 await asyncio.sleep(0.005)
             assert gate.cooldown_until > 0
             t0 = time.monotonic()

@@ -1,4 +1,5 @@
-"""The LLM caller's contract: typed JSON turns, one more attempt after a rejection, reruns, then exclusion."""
+"""The LLM caller's contract: typed JSON turns, one more attempt after a rejection, reruns, then
+exclusion."""
 
 import asyncio
 import json
@@ -12,7 +13,13 @@ from callbench.runs import Attempt, Cast, run_attempt
 
 def view(suite, expressed=(), heard="Hello, Swift Parcels, how can I help?"):
     sc = suite.scenarios["reschedule"]
-    return CallerView(brief=sc.caller, language="en", conversation=(PublicTurn("agent", heard),), expressed=expressed, turn=1)
+    return CallerView(
+        brief=sc.caller,
+        language="en",
+        conversation=(PublicTurn("agent", heard),),
+        expressed=expressed,
+        turn=1,
+    )
 
 
 def turn(say, step=None, done=False):
@@ -31,7 +38,12 @@ def test_prompt_holds_the_brief_and_nothing_else(mini_suite):
 
 
 def test_rejected_turn_gets_one_more_attempt(mini_suite):
-    model = ScriptedModel([turn("I need to move a delivery", step="give_id"), turn("I need to move a delivery", step="ask")])
+    model = ScriptedModel(
+        [
+            turn("I need to move a delivery", step="give_id"),
+            turn("I need to move a delivery", step="ask"),
+        ]
+    )
     u = asyncio.run(LLMCaller(model).respond(view(mini_suite)))
     assert u.expressed_steps == ("ask",) and len(model.requests) == 2
     assert "out of order" in model.requests[1]["messages"][-1]["content"]
@@ -58,9 +70,12 @@ def test_persistent_caller_failure_is_rerun_then_excluded(mini_suite):
             calls.append(1)
             return LLMCaller(model, name="fake:caller")
 
-        # run_attempt reruns only when it builds the caller itself, so route the fake through the cast
+        # run_attempt reruns only when it builds the caller itself, so route the fake through the
+        # cast
         cast.make_caller = lambda scenario, suite: caller()
-        return await run_attempt(mini_suite, Attempt("oracle", "reschedule", 0), 0, cast=cast, infra_reruns=3)
+        return await run_attempt(
+            mini_suite, Attempt("oracle", "reschedule", 0), 0, cast=cast, infra_reruns=3
+        )
 
     trace = asyncio.run(go())
     assert trace.outcome == "excluded" and trace.failure.failure_class == "infrastructure"
@@ -70,12 +85,25 @@ def test_persistent_caller_failure_is_rerun_then_excluded(mini_suite):
 
 
 def test_llm_caller_drives_a_whole_call(mini_suite):
-    lines = iter([turn("Hi, I need to move a delivery.", "ask"), turn("It's SP-0412.", "give_id"),
-                  turn("Thursday please.", "day"), turn("Great.")])
+    lines = iter(
+        [
+            turn("Hi, I need to move a delivery.", "ask"),
+            turn("It's SP-0412.", "give_id"),
+            turn("Thursday please.", "day"),
+            turn("Great."),
+        ]
+    )
     model = ScriptedModel(respond=lambda messages, tools: next(lines, turn("Bye!", done=True)))
     sc = mini_suite.scenarios["reschedule"]
-    trace = asyncio.run(run_attempt(mini_suite, Attempt("oracle", "reschedule", 0), 0,
-                                    candidate=OracleCandidate(sc), caller=LLMCaller(model, name="fake:caller")))
+    trace = asyncio.run(
+        run_attempt(
+            mini_suite,
+            Attempt("oracle", "reschedule", 0),
+            0,
+            candidate=OracleCandidate(sc),
+            caller=LLMCaller(model, name="fake:caller"),
+        )
+    )
     assert trace.end.reason == "end_tool"
     assert [s for t in trace.caller_turns for s in t.expressed_steps] == ["ask", "give_id", "day"]
     assert trace.usage["caller"].calls == len(trace.caller_turns)

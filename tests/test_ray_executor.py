@@ -1,4 +1,5 @@
-"""The Ray executor on a real local Ray cluster: same scores as the local executor, the driver alone writes
+"""The Ray executor on a real local Ray cluster: same scores as the local executor, the driver alone
+writes
 the store (each call once), the budget stop and worker errors behave as with local workers."""
 
 import asyncio
@@ -11,15 +12,14 @@ from typer.testing import CliRunner
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install -e '.[ray]')")
 
+from reports_util import untimed
+
 from callbench.cli import app  # noqa: E402
 from callbench.errors import CallbenchError  # noqa: E402
 from callbench.runs import RunConfig, run_suite  # noqa: E402
 from callbench.runs.executors import AttemptJob, LocalExecutor  # noqa: E402
 from callbench.runs.ray_executor import RayExecutor  # noqa: E402
 from callbench.suite_check import load_suite  # noqa: E402
-from reports_util import untimed
-
-
 
 
 def stored(path):
@@ -48,7 +48,9 @@ def test_starter_suite_on_ray_scores_like_the_local_executor(tmp_path):
     assert untimed(remote.report) == untimed(local.report)
     rows = stored(tmp_path / "ray")
     n = len(config.candidates) * len(suite.scenarios)
-    assert len(rows) == n and len({t for t, _ in rows}) == n and {s for _, s in rows} == {"completed"}
+    assert (
+        len(rows) == n and len({t for t, _ in rows}) == n and {s for _, s in rows} == {"completed"}
+    )
     assert remote.report["store"]["completed"] == n and remote.report["store"]["running"] == 0
     assert len(list((tmp_path / "ray" / "traces").rglob("*.json"))) == n
     assert len(list((tmp_path / "ray" / "scorecards").rglob("*.json"))) == n
@@ -56,10 +58,16 @@ def test_starter_suite_on_ray_scores_like_the_local_executor(tmp_path):
 
 def test_cli_runs_with_the_ray_executor(cluster, mini_path, tmp_path):
     out = tmp_path / "run"
-    res = CliRunner().invoke(app, ["run", "--suite", str(mini_path), "--executor", "ray", "--out", str(out)])
+    res = CliRunner().invoke(
+        app, ["run", "--suite", str(mini_path), "--executor", "ray", "--out", str(out)]
+    )
     assert res.exit_code == 0, res.output
     report = json.loads((out / "report.json").read_text())
-    assert report["store"]["completed"] + report["store"]["excluded"] == report["store"]["attempts"] > 0
+    assert (
+        report["store"]["completed"] + report["store"]["excluded"]
+        == report["store"]["attempts"]
+        > 0
+    )
     assert ray.is_initialized()  # it joined the running cluster and left it running
 
 
@@ -80,8 +88,11 @@ def test_stop_ends_submission_and_every_started_call_is_delivered(cluster, mini_
     async def deliver(attempt, trace, card):
         delivered.append(attempt)
 
-    asyncio.run(RayExecutor(concurrency=2).run(attempts, _job(mini_suite, config, started), deliver,
-                                               lambda: len(delivered) >= 3))
+    asyncio.run(
+        RayExecutor(concurrency=2).run(
+            attempts, _job(mini_suite, config, started), deliver, lambda: len(delivered) >= 3
+        )
+    )
     assert 3 <= len(delivered) < len(attempts)
     assert sorted(a.trace_id for a in delivered) == sorted(a.trace_id for a in started)
 
@@ -91,12 +102,18 @@ def test_a_worker_error_reaches_the_driver(cluster, mini_path, tmp_path):
     shutil.copytree(mini_path, copy)
     suite = load_suite(copy)
     instructions = copy / "agents/parcel-desk/instructions.md"
-    instructions.write_text("changed " + instructions.read_text())  # the workers now see another suite
+    instructions.write_text(
+        "changed " + instructions.read_text()
+    )  # the workers now see another suite
     config = RunConfig(candidates=("oracle",), seed=0)
     from callbench.runs import plan
 
     with pytest.raises(CallbenchError, match="not the driver's"):
-        asyncio.run(RayExecutor().run(plan(suite, config), _job(suite, config, []), lambda *a: None, lambda: False))
+        asyncio.run(
+            RayExecutor().run(
+                plan(suite, config), _job(suite, config, []), lambda *a: None, lambda: False
+            )
+        )
 
 
 def test_workers_get_the_limits_run_json_leaves_out(mini_suite):
@@ -109,15 +126,20 @@ def test_workers_get_the_limits_run_json_leaves_out(mini_suite):
     limits = {"openai:*": {"concurrency": None, "rpm": 5, "tpm": None}}
     _, rebuilt, cast, _ = ray_executor._worker_run(str(mini_suite.root), meta, limits)
     assert rebuilt.limits == config.limits and cast.limits == config.limits
-    assert ray_executor._worker_run(str(mini_suite.root), meta, {})[1].limits == {}  # another cache entry
-    trace_json, card_json = ray_executor.play_attempt(str(mini_suite.root), meta, limits, "oracle",
-                                                      next(iter(mini_suite.scenarios)), 0)
+    assert (
+        ray_executor._worker_run(str(mini_suite.root), meta, {})[1].limits == {}
+    )  # another cache entry
+    trace_json, card_json = ray_executor.play_attempt(
+        str(mini_suite.root), meta, limits, "oracle", next(iter(mini_suite.scenarios)), 0
+    )
     assert json.loads(card_json)["outcome"] == "completed"
 
 
 def test_provider_limits_hold_across_the_cluster_not_per_worker(cluster, mini_suite, tmp_path):
-    """Two workers play calls side by side; a cap of one request in flight must hold for the endpoint
-    as a whole. Without limits the same sweep has two requests in flight at once (so the check can fail)."""
+    """Two workers play calls side by side; a cap of one request in flight must hold for the
+    endpoint
+    as a whole. Without limits the same sweep has two requests in flight at once (so the check
+    can fail)."""
     import time
 
     from callbench.models.limits import ProviderLimits
@@ -126,12 +148,25 @@ def test_provider_limits_hold_across_the_cluster_not_per_worker(cluster, mini_su
     with FakeProvider(lambda body: time.sleep(0.08) or "Hello.") as fp:
         name = f"openai-compatible:{fp.base_url}#m"
         free = RayExecutor(concurrency=4)
-        run_suite(mini_suite, RunConfig(candidates=(name,), repeats=8, concurrency=4), tmp_path / "free", executor=free)
+        run_suite(
+            mini_suite,
+            RunConfig(candidates=(name,), repeats=8, concurrency=4),
+            tmp_path / "free",
+            executor=free,
+        )
         unlimited_peak, fp.max_in_flight = fp.max_in_flight, 0
         capped = RayExecutor(concurrency=4)
-        result = run_suite(mini_suite, RunConfig(candidates=(name,), repeats=8, concurrency=4,
-                                                 limits={"openai-compatible:*": ProviderLimits(concurrency=1)}),
-                           tmp_path / "capped", executor=capped)
+        result = run_suite(
+            mini_suite,
+            RunConfig(
+                candidates=(name,),
+                repeats=8,
+                concurrency=4,
+                limits={"openai-compatible:*": ProviderLimits(concurrency=1)},
+            ),
+            tmp_path / "capped",
+            executor=capped,
+        )
     assert unlimited_peak == 2 and free.gate_stats == {}
     assert fp.max_in_flight == 1
     assert list(capped.gate_stats.values())[0]["max_in_flight"] == 1

@@ -1,4 +1,5 @@
-"""Re-scoring stored runs without replaying calls, and calibrating LLM graders against code and themselves."""
+"""Re-scoring stored runs without replaying calls, and calibrating LLM graders against code and
+themselves."""
 
 import json
 import re
@@ -17,11 +18,35 @@ def judge_responder(label="met", rating=4, holds=True):
         user = body["messages"][1]["content"]
         ids = re.findall(r'"id": "([^"]+)"', user)
         if "verify explicit claims" in system:
-            return json.dumps({"checks": [{"id": i, "holds": holds if i == "speakable" else True, "evidence": [0], "quote": "x"}
-                                          for i in ids]})
+            return json.dumps(
+                {
+                    "checks": [
+                        {
+                            "id": i,
+                            "holds": holds if i == "speakable" else True,
+                            "evidence": [0],
+                            "quote": "x",
+                        }
+                        for i in ids
+                    ]
+                }
+            )
         if "rate one recorded phone call" in system:
-            return json.dumps({"ratings": [{"id": i, "rating": rating, "evidence": [0], "rationale": "r"} for i in ids]})
-        return json.dumps({"verdicts": [{"id": i, "label": label, "evidence": [0], "rationale": "r"} for i in ids]})
+            return json.dumps(
+                {
+                    "ratings": [
+                        {"id": i, "rating": rating, "evidence": [0], "rationale": "r"} for i in ids
+                    ]
+                }
+            )
+        return json.dumps(
+            {
+                "verdicts": [
+                    {"id": i, "label": label, "evidence": [0], "rationale": "r"} for i in ids
+                ]
+            }
+        )
+
     return respond
 
 
@@ -34,7 +59,9 @@ def test_rescoring_with_the_same_graders_reproduces_the_report(mini_suite, tmp_p
     assert result.report["judge"] is None and result.report["rescored_from"] == "report.json"
     # the old report and scorecards are untouched; new scorecards sit beside them
     assert json.loads((tmp_path / "r" / "report.json").read_text()) == original
-    assert (tmp_path / "r" / "scorecards-same").is_dir() and (tmp_path / "r" / "scorecards").is_dir()
+    assert (tmp_path / "r" / "scorecards-same").is_dir() and (
+        tmp_path / "r" / "scorecards"
+    ).is_dir()
 
 
 def test_rescoring_with_a_judge_fills_the_conversation_pillar_and_is_labelled(mini_suite, tmp_path):
@@ -83,19 +110,29 @@ def test_cli_score_and_calibrate(mini_suite, tmp_path):
     res = runner.invoke(app, ["score", str(tmp_path / "r"), "--tag", "again"])
     assert res.exit_code == 0 and "report-again.json" in res.output
     with FakeProvider(judge_responder(holds=False)) as judge:
-        res = runner.invoke(app, ["calibrate", str(tmp_path / "r"), "--judge", f"openai-compatible:{judge.base_url}#j"])
+        res = runner.invoke(
+            app,
+            ["calibrate", str(tmp_path / "r"), "--judge", f"openai-compatible:{judge.base_url}#j"],
+        )
     assert res.exit_code == 0, res.output
     path = next((tmp_path / "r").glob("calibration-*.json"))
     result = json.loads(path.read_text())
-    # the fake verifier calls every reply unspeakable and says yes to everything else: code and LLM disagree on
+    # the fake verifier calls every reply unspeakable and says yes to everything else: code and LLM
+    # disagree on
     # speakable in both traces, and on the noop's goodbye (it never says one; the fake says it did)
     code = result["code_vs_llm"]
     disagreements = sorted((d["trace"], d["check"]) for d in code["disagreements"])
-    assert disagreements == [("noop/reschedule/r0", "goodbye"), ("noop/reschedule/r0", "speakable"),
-                             ("oracle/reschedule/r0", "speakable")]
+    assert disagreements == [
+        ("noop/reschedule/r0", "goodbye"),
+        ("noop/reschedule/r0", "speakable"),
+        ("oracle/reschedule/r0", "speakable"),
+    ]
     assert code["items"] == 8 and code["agree"] == 5
     # a deterministic fake agrees with itself and ignores order
-    assert result["self_agreement"]["task"]["rate"] == 1.0 and result["order_sensitivity"]["conversation"]["rate"] == 1.0
+    assert (
+        result["self_agreement"]["task"]["rate"] == 1.0
+        and result["order_sensitivity"]["conversation"]["rate"] == 1.0
+    )
     assert "kappa" in code and result["judge_failures"] == 0
     res = runner.invoke(app, ["score", str(tmp_path / "nowhere")])
     assert res.exit_code == 2 and "not a run folder" in res.output

@@ -3,8 +3,13 @@ import asyncio
 import pytest
 
 from callbench.call import CallerView, PublicTurn
-from callbench.callers import ScriptedCaller, ScriptedCallerUnavailable, check_utterance, CallerTurnRejected
 from callbench.call.types import CallerUtterance
+from callbench.callers import (
+    CallerTurnRejected,
+    ScriptedCaller,
+    ScriptedCallerUnavailable,
+    check_utterance,
+)
 from callbench.spec import CallerPhrases, Scenario
 from callbench.text import find_cue
 
@@ -13,19 +18,45 @@ PHRASES = CallerPhrases(goodbye=["bye", "આવજો"], idle=["Sorry?", "Okay."
 
 def scenario(patience="low", steps=None):
     steps = steps or [
-        {"id": "a", "trigger": "greeted", "meaning": "m", "say": "I want ${caller.knows.thing}.", "cue": ["help"]},
-        {"id": "b", "trigger": "asked", "meaning": "m", "say": "It is 12.", "cue": ["અંદાજ", "how many"]},
+        {
+            "id": "a",
+            "trigger": "greeted",
+            "meaning": "m",
+            "say": "I want ${caller.knows.thing}.",
+            "cue": ["help"],
+        },
+        {
+            "id": "b",
+            "trigger": "asked",
+            "meaning": "m",
+            "say": "It is 12.",
+            "cue": ["અંદાજ", "how many"],
+        },
     ]
-    return Scenario.model_validate({
-        "id": "s", "agent": "x", "language": "en",
-        "caller": {"context": "c", "reason": "r", "knows": {"thing": "milk"}, "datetime": "2026-01-01T10:00:00Z",
-                   "persona": {"patience": patience}, "plan": steps},
-        "backend": {"kind": "queue"}, "reference": [{"say": "hi"}]})
+    return Scenario.model_validate(
+        {
+            "id": "s",
+            "agent": "x",
+            "language": "en",
+            "caller": {
+                "context": "c",
+                "reason": "r",
+                "knows": {"thing": "milk"},
+                "datetime": "2026-01-01T10:00:00Z",
+                "persona": {"patience": patience},
+                "plan": steps,
+            },
+            "backend": {"kind": "queue"},
+            "reference": [{"say": "hi"}],
+        }
+    )
 
 
 def say(caller, heard, expressed=(), turn=1):
     convo = tuple(PublicTurn("agent", h) for h in heard)
-    view = CallerView(brief=caller_brief, language="en", conversation=convo, expressed=tuple(expressed), turn=turn)
+    view = CallerView(
+        brief=caller_brief, language="en", conversation=convo, expressed=tuple(expressed), turn=turn
+    )
     return asyncio.run(caller.respond(view))
 
 
@@ -34,8 +65,8 @@ caller_brief = scenario().caller
 
 def test_cue_matching_is_case_and_script_aware():
     assert find_cue("help", "How can I HELP you?")
-    assert find_cue("help", "is this helpful")       # inflected endings count
-    assert not find_cue("help", "whelp")             # but the cue must start a word
+    assert find_cue("help", "is this helpful")  # inflected endings count
+    assert not find_cue("help", "whelp")  # but the cue must start a word
     assert find_cue("અંદાજ", "આજ સાંજનો અંદાજે કેટલો?")  # Gujarati with a vowel-sign ending
     assert not find_cue("અંદાજ", "કેટલું દૂધ?")
 
@@ -51,31 +82,53 @@ def test_advances_only_on_cue_and_speaks_the_line_with_facts_filled():
 
 
 THREE_STEPS = [
-    {"id": "a", "trigger": "greeted", "meaning": "m", "say": "I want ${caller.knows.thing}.", "cue": ["help"]},
+    {
+        "id": "a",
+        "trigger": "greeted",
+        "meaning": "m",
+        "say": "I want ${caller.knows.thing}.",
+        "cue": ["help"],
+    },
     {"id": "b", "trigger": "asked", "meaning": "m", "say": "It is 12.", "cue": ["how many"]},
-    {"id": "c", "trigger": "asked", "meaning": "m", "say": "No, that's all.", "cue": ["anything else"]},
+    {
+        "id": "c",
+        "trigger": "asked",
+        "meaning": "m",
+        "say": "No, that's all.",
+        "cue": ["anything else"],
+    },
 ]
 
 
 def test_a_word_bag_never_advances_the_caller():
-    """Cue words recited outside a closing question, several pending steps asked at once, or a turn too long to
+    """Cue words recited outside a closing question, several pending steps asked at once, or a turn
+    too long to
     follow: none of these walks the plan, and each costs the caller's patience."""
-    bag = "help how many account number date of birth which day how much shall I go ahead anything else"
-    for heard in (bag + ".",                                       # no question at all
-                  "How many litres? " + bag + ".",                 # the question is not what ends the turn
-                  "How many litres, and anything else?",           # two pending steps in one ask
-                  "Tell me how many. " * 30 + "How many?"):        # far too long to follow
+    bag = (
+        "help how many account number date of birth which day how much shall I go ahead "
+        "anything else"
+    )
+    for heard in (
+        bag + ".",  # no question at all
+        "How many litres? " + bag + ".",  # the question is not what ends the turn
+        "How many litres, and anything else?",  # two pending steps in one ask
+        "Tell me how many. " * 30 + "How many?",
+    ):  # far too long to follow
         c = ScriptedCaller(scenario("high", THREE_STEPS), PHRASES)
         u = say(c, [heard], expressed=["a"])
         assert u.expressed_steps == () and not u.done, heard
         assert c.idle_turns == 1
     c = ScriptedCaller(scenario("high", THREE_STEPS), PHRASES)
     assert say(c, ["Thanks. How many litres today?"], expressed=["a"]).expressed_steps == ("b",)
-    assert say(c, ["Got it, twelve. Is there anything else? Take care."], expressed=["a", "b"]).expressed_steps == ("c",)
+    assert say(
+        c, ["Got it, twelve. Is there anything else? Take care."], expressed=["a", "b"]
+    ).expressed_steps == ("c",)
 
 
 def test_two_pending_cues_confuse_and_cost_patience():
-    phrases = CallerPhrases(goodbye=["bye"], idle=["Sorry?"], closing="Bye then.", confused=["One thing at a time."])
+    phrases = CallerPhrases(
+        goodbye=["bye"], idle=["Sorry?"], closing="Bye then.", confused=["One thing at a time."]
+    )
     c = ScriptedCaller(scenario("low"), phrases)
     assert say(c, ["Can I help, and how many?"]).text == "One thing at a time."
     assert say(c, ["Can I help, and how many?"]).text == "One thing at a time."
@@ -83,12 +136,18 @@ def test_two_pending_cues_confuse_and_cost_patience():
 
 
 def test_the_opening_step_may_fire_on_any_greeting_question():
-    steps = [{"id": "a", "trigger": "greeted", "meaning": "m", "say": "Hi, it's about my bill."},
-             {"id": "b", "trigger": "asked", "meaning": "m", "say": "It is 12.", "cue": ["account"]}]
+    steps = [
+        {"id": "a", "trigger": "greeted", "meaning": "m", "say": "Hi, it's about my bill."},
+        {"id": "b", "trigger": "asked", "meaning": "m", "say": "It is 12.", "cue": ["account"]},
+    ]
     c = ScriptedCaller(scenario(steps=steps), PHRASES)
-    assert say(c, ["Good morning, city power."]).expressed_steps == ()      # no question: nothing to answer
+    assert (
+        say(c, ["Good morning, city power."]).expressed_steps == ()
+    )  # no question: nothing to answer
     assert say(c, ["Good morning, city power. What can I do for you?"]).expressed_steps == ("a",)
-    assert say(c, ["Please read me your account number."], expressed=["a"]).expressed_steps == ("b",)
+    assert say(c, ["Please read me your account number."], expressed=["a"]).expressed_steps == (
+        "b",
+    )
 
 
 def test_runs_out_of_patience_and_hangs_up():
@@ -105,8 +164,12 @@ def test_closes_on_goodbye_only_after_the_plan():
 
 
 def test_refuses_scenarios_without_lines_or_phrases():
-    no_lines = scenario(steps=[{"id": "a", "trigger": "t", "meaning": "m", "say": "s"},
-                               {"id": "b", "trigger": "t", "meaning": "m", "say": "s"}])
+    no_lines = scenario(
+        steps=[
+            {"id": "a", "trigger": "t", "meaning": "m", "say": "s"},
+            {"id": "b", "trigger": "t", "meaning": "m", "say": "s"},
+        ]
+    )
     with pytest.raises(ScriptedCallerUnavailable, match="lack a 'say' line or cues"):
         ScriptedCaller(no_lines, PHRASES)
     with pytest.raises(ScriptedCallerUnavailable, match="no caller phrases"):
@@ -116,22 +179,29 @@ def test_refuses_scenarios_without_lines_or_phrases():
 def test_leak_of_step_ids_and_fact_keys():
     from callbench.call.views import leaked_field
 
-    sc = scenario(steps=[{"id": "give_id", "trigger": "t", "meaning": "m", "say": "s", "cue": ["c"]}])
+    sc = scenario(
+        steps=[{"id": "give_id", "trigger": "t", "meaning": "m", "say": "s", "cue": ["c"]}]
+    )
     view = CallerView(brief=sc.caller, language="en", conversation=(), expressed=(), turn=1)
     assert leaked_field(view, "ok give_id now") == "give_id"
     assert leaked_field(view, "I will give my id") is None
 
 
-@pytest.mark.parametrize("utterance,expressed,message", [
-    (CallerUtterance(text="  "), (), "empty"),
-    (CallerUtterance(text="x", expressed_steps=("a", "b")), (), "at most one"),
-    (CallerUtterance(text="x", expressed_steps=("b",)), (), "out of order"),
-    (CallerUtterance(text="x", expressed_steps=("a",)), ("a",), "twice"),
-    (CallerUtterance(text="x", expressed_steps=("zz",)), (), "unknown plan step"),
-    (CallerUtterance(text='{"say": "hi"}'), (), "leaks the internal name '{'"),
-    (CallerUtterance(text="I don't know, it's in does_not_know"), (), "does_not_know"),
-])
+@pytest.mark.parametrize(
+    "utterance,expressed,message",
+    [
+        (CallerUtterance(text="  "), (), "empty"),
+        (CallerUtterance(text="x", expressed_steps=("a", "b")), (), "at most one"),
+        (CallerUtterance(text="x", expressed_steps=("b",)), (), "out of order"),
+        (CallerUtterance(text="x", expressed_steps=("a",)), ("a",), "twice"),
+        (CallerUtterance(text="x", expressed_steps=("zz",)), (), "unknown plan step"),
+        (CallerUtterance(text='{"say": "hi"}'), (), "leaks the internal name '{'"),
+        (CallerUtterance(text="I don't know, it's in does_not_know"), (), "does_not_know"),
+    ],
+)
 def test_caller_turn_rejections(utterance, expressed, message):
-    view = CallerView(brief=caller_brief, language="en", conversation=(), expressed=expressed, turn=1)
+    view = CallerView(
+        brief=caller_brief, language="en", conversation=(), expressed=expressed, turn=1
+    )
     with pytest.raises(CallerTurnRejected, match=message):
         check_utterance(view, utterance)

@@ -1,7 +1,9 @@
-"""A run's lifetime: local model servers die with the process that started them, however it ends, and a
+"""A run's lifetime: local model servers die with the process that started them, however it ends,
+and a
 run whose output is not a terminal still says how far it got while its calls take minutes.
 
-The server here is a stand-in (a script that ignores SIGTERM and serves nothing), started through the same
+The server here is a stand-in (a script that ignores SIGTERM and serves nothing), started through
+the same
 `spawn_server` that `models/local.py` starts llama.cpp's server with."""
 
 from __future__ import annotations
@@ -99,8 +101,12 @@ def start_parent(tmp_path, standin, how):
     script = tmp_path / "parent.py"
     script.write_text(PARENT)
     pidfile = tmp_path / "server.pid"
-    parent = subprocess.Popen([sys.executable, str(script), str(standin), str(pidfile), how],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    parent = subprocess.Popen(
+        [sys.executable, str(script), str(standin), str(pidfile), how],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     child = read_pid(pidfile)
     return parent, child
 
@@ -111,12 +117,16 @@ def test_a_server_ignoring_sigterm_dies_with_the_process_that_started_it(tmp_pat
     try:
         assert parent.stdout.readline().strip() == "ready"
         assert alive(child)
-        assert os.getsid(child) != os.getsid(parent.pid)  # its own session: a terminal's signals do not reach it
+        assert os.getsid(child) != os.getsid(
+            parent.pid
+        )  # its own session: a terminal's signals do not reach it
         parent.send_signal(getattr(signal, how))
         parent.wait(timeout=10)
         assert gone_within(child, 6.0), f"the server outlived its run ({how})"
         if how in ("SIGTERM", "SIGHUP"):
-            assert parent.returncode == -getattr(signal, how)  # the parent still died of the signal it got
+            assert parent.returncode == -getattr(
+                signal, how
+            )  # the parent still died of the signal it got
     finally:
         if parent.poll() is None:
             parent.kill()
@@ -136,7 +146,9 @@ def test_a_server_dies_when_the_run_ends_normally_or_by_an_exception(tmp_path, s
             os.kill(child, signal.SIGKILL)
 
 
-def test_stop_escalates_to_sigkill_after_the_grace_period_and_is_quick_for_a_willing_server(tmp_path, standin):
+def test_stop_escalates_to_sigkill_after_the_grace_period_and_is_quick_for_a_willing_server(
+    tmp_path, standin
+):
     from callbench.models.local import spawn_server
 
     for behaviour, most in (("stubborn", 4.0), ("willing", 1.0)):
@@ -169,12 +181,21 @@ def test_a_server_that_exits_by_itself_reports_its_code(tmp_path):
     server.stop()
 
 
-# --- progress when the output is not a terminal ---------------------------------------------------------------
+# --- progress when the output is not a terminal
+# ---------------------------------------------------------------
+
 
 def card(outcome="completed", passed=True, tokens=(100, 10)):
-    return SimpleNamespace(outcome=outcome, deterministic_passed=passed, models={"candidate": "m"},
-                           usage={"candidate": SimpleNamespace(prompt_tokens=tokens[0], completion_tokens=tokens[1],
-                                                              cached_tokens=0)})
+    return SimpleNamespace(
+        outcome=outcome,
+        deterministic_passed=passed,
+        models={"candidate": "m"},
+        usage={
+            "candidate": SimpleNamespace(
+                prompt_tokens=tokens[0], completion_tokens=tokens[1], cached_tokens=0
+            )
+        },
+    )
 
 
 def test_without_a_terminal_progress_lines_come_at_a_steady_interval_and_at_the_end():
@@ -206,9 +227,13 @@ def test_without_a_terminal_a_quick_run_still_prints_its_final_line_and_stops_it
     from callbench.reports.progress import RunProgress
 
     out = io.StringIO()
-    with RunProgress(Console(file=out, force_terminal=False, width=200), total=1, prices={"m": {}}) as progress:
+    with RunProgress(
+        Console(file=out, force_terminal=False, width=200), total=1, prices={"m": {}}
+    ) as progress:
         progress.update(None, card())
-    assert out.getvalue().splitlines() == ["calls 1/1  failed 0  excluded 0  elapsed 0:00:00  tokens 110  $0.0000"]
+    assert out.getvalue().splitlines() == [
+        "calls 1/1  failed 0  excluded 0  elapsed 0:00:00  tokens 110  $0.0000"
+    ]
     assert progress._ticker is not None and not progress._ticker.is_alive()
 
 

@@ -1,4 +1,5 @@
-"""The spoken-value parser and `stated()`: every form a transcript produces, and the traps verifiers fell into."""
+"""The spoken-value parser and `stated()`: every form a transcript produces, and the traps verifiers
+fell into."""
 
 from datetime import date, time
 from decimal import Decimal
@@ -42,7 +43,11 @@ CASES = [
     ("en", "sixty-five dollars fifty-two", [A("65.52", "USD")]),
     ("en", "65 dollars 52 cents", [A("65.52", "USD")]),
     ("en", "It comes to sixty-five fifty-two dollars", [A("65.52", "USD")]),
-    ("en", "It's sixty-five fifty-two, payable in dollars", [A("65.52")]),  # money context, no attached currency
+    (
+        "en",
+        "It's sixty-five fifty-two, payable in dollars",
+        [A("65.52")],
+    ),  # money context, no attached currency
     ("en", "fifty-two cents", [A("0.52", "USD")]),
     ("en", "one thousand two hundred", [N(1200)]),
     ("en", "twelve hundred", [N(1200)]),
@@ -107,12 +112,27 @@ CASES = [
     ("en", "by 14 November 2026 pay $65.52", [D(2026, 11, 14), A("65.52", "USD")]),
     ("en", "Thanks, that is all.", []),
     # whole sentences as agents say them
-    ("en", "Your outstanding amount is ₹12,450.75 and the due date was 3rd October.",
-     [A("12450.75", "INR"), D(2026, 10, 3)]),
-    ("en", "I can set up 3 EMIs of four thousand one hundred fifty rupees each.", [N(3, "emis"), A(4150, "INR")]),
-    ("en", "Your account ending 4417 owes sixty-five dollars fifty-two cents as of November 14th, 2026.",
-     [ID("4417"), A("65.52", "USD"), D(2026, 11, 14)]),
-    ("en", "In 2026 you paid $500", [N(2026), A(500, "USD")]),  # a year is not an amount, even beside one
+    (
+        "en",
+        "Your outstanding amount is ₹12,450.75 and the due date was 3rd October.",
+        [A("12450.75", "INR"), D(2026, 10, 3)],
+    ),
+    (
+        "en",
+        "I can set up 3 EMIs of four thousand one hundred fifty rupees each.",
+        [N(3, "emis"), A(4150, "INR")],
+    ),
+    (
+        "en",
+        "Your account ending 4417 owes sixty-five dollars fifty-two cents as of November 14th, "
+        "2026.",
+        [ID("4417"), A("65.52", "USD"), D(2026, 11, 14)],
+    ),
+    (
+        "en",
+        "In 2026 you paid $500",
+        [N(2026), A(500, "USD")],
+    ),  # a year is not an amount, even beside one
     ("en", "2 lakh 50 thousand rupees", [A(250000, "INR")]),
     ("en", "point five", [N("0.5")]),
     ("en", "ten thirty a.m.", [T(10, 30)]),
@@ -150,7 +170,11 @@ CASES = [
     ("hi", "दो बजे", [T(2)]),
     ("hi", "साढ़े तीन बजे", [T(3, 30)]),
     ("hi", "14 नवंबर", [D(2026, 11, 14)]),
-    ("hi", "आप तीन किश्तों में चार हज़ार एक सौ पचास रुपये दे सकते हैं।", [N(3, "installments"), A(4150, "INR")]),
+    (
+        "hi",
+        "आप तीन किश्तों में चार हज़ार एक सौ पचास रुपये दे सकते हैं।",
+        [N(3, "installments"), A(4150, "INR")],
+    ),
     ("hi", "मैं आपको शाम पाँच बजे कॉल करूँगी।", [T(17)]),
     ("hi", "आपका ओटीपी चार आठ दो नौ एक तीन है।", [ID("482913")]),
     ("hi", "दो महीनों", [N(2, "months")]),
@@ -170,7 +194,11 @@ CASES = [
     ("gu", "પિનકોડ ૩૮૦૦૦૧", [ID("380001")]),
     ("gu", "૧૪ નવેમ્બર", [D(2026, 11, 14)]),
     ("gu", "ત્રણ મહિના", [N(3, "months")]),
-    ("gu", "તમે ત્રણ હપ્તામાં ચાર હજાર એકસો પચાસ રૂપિયા ભરી શકો છો.", [N(3, "installments"), A(4150, "INR")]),
+    (
+        "gu",
+        "તમે ત્રણ હપ્તામાં ચાર હજાર એકસો પચાસ રૂપિયા ભરી શકો છો.",
+        [N(3, "installments"), A(4150, "INR")],
+    ),
     ("gu", "તમારું બાકી ₹૧૨,૪૫૦ છે અને છેલ્લી તારીખ ૩ ઑક્ટોબર હતી.", [A(12450, "INR"), D(2026, 10, 3)]),
     ("gu", "સાડા ત્રણ હજાર", [N(3500)]),
     ("gu", "દોઢ લાખ રૂપિયા", [A(150000, "INR")]),
@@ -189,7 +217,7 @@ def test_find_values(language, text, expected):
     got = find_values(text, language, today=TODAY)
     assert _shape(got) == expected
     for v in got:  # spans point at what was said
-        assert text[v.start:v.end] == v.text and v.text.strip() == v.text
+        assert text[v.start : v.end] == v.text and v.text.strip() == v.text
 
 
 def test_there_are_enough_cases_across_languages():
@@ -205,17 +233,37 @@ def test_money_context_decides_the_pair_reading():
 
 def test_a_missing_year_is_the_next_occurrence_unless_just_past():
     assert find_values("November 14th", today=date(2031, 6, 2))[0].value == date(2031, 11, 14)
-    assert find_values("November 14th", today=date(2031, 1, 2))[0].value == date(2030, 11, 14)  # last November
-    assert find_values("April first", today=date(2026, 12, 10))[0].value == date(2027, 4, 1)  # next April, not last
+    assert find_values("November 14th", today=date(2031, 1, 2))[0].value == date(
+        2030, 11, 14
+    )  # last November
+    assert find_values("April first", today=date(2026, 12, 10))[0].value == date(
+        2027, 4, 1
+    )  # next April, not last
     assert find_values("the 29th of February", today=date(2027, 3, 1))[0].value == date(2028, 2, 29)
 
 
 # -- number words, both ways
 
+
 @pytest.mark.parametrize("language", ["en", "en-IN", "hi", "gu"])
 def test_number_words_round_trip(language):
-    big = [1000, 1200, 9999, 10000, 99999, 100000, 125300, 999999, 1000000, 2500000, 10**7, 12345678, 99999999,
-           10**9, 1234567890]
+    big = [
+        1000,
+        1200,
+        9999,
+        10000,
+        99999,
+        100000,
+        125300,
+        999999,
+        1000000,
+        2500000,
+        10**7,
+        12345678,
+        99999999,
+        10**9,
+        1234567890,
+    ]
     parse_as = language.split("-")[0]
     for n in list(range(0, 1000)) + big:
         said = number_words(n, language)
@@ -223,18 +271,35 @@ def test_number_words_round_trip(language):
         assert [(v.kind, v.value) for v in got] == [("number", Decimal(n))], (n, said)
 
 
-@pytest.mark.parametrize("n,language,words", [
-    (21, "hi", "इक्कीस"), (45, "hi", "पैंतालीस"), (99, "hi", "निन्यानवे"), (79, "hi", "उनासी"),
-    (250, "hi", "दो सौ पचास"), (125300, "hi", "एक लाख पच्चीस हज़ार तीन सौ"), (20000000, "hi", "दो करोड़"),
-    (12, "gu", "બાર"), (45, "gu", "પિસ્તાલીસ"), (99, "gu", "નવ્વાણું"), (250, "gu", "બે સો પચાસ"),
-    (300000, "gu", "ત્રણ લાખ"), (65, "en", "sixty-five"), (1200, "en", "one thousand two hundred"),
-    (300000, "en-IN", "three lakh"), (20000000, "en-IN", "two crore"), (20000000, "en", "twenty million"),
-])
+@pytest.mark.parametrize(
+    "n,language,words",
+    [
+        (21, "hi", "इक्कीस"),
+        (45, "hi", "पैंतालीस"),
+        (99, "hi", "निन्यानवे"),
+        (79, "hi", "उनासी"),
+        (250, "hi", "दो सौ पचास"),
+        (125300, "hi", "एक लाख पच्चीस हज़ार तीन सौ"),
+        (20000000, "hi", "दो करोड़"),
+        (12, "gu", "બાર"),
+        (45, "gu", "પિસ્તાલીસ"),
+        (99, "gu", "નવ્વાણું"),
+        (250, "gu", "બે સો પચાસ"),
+        (300000, "gu", "ત્રણ લાખ"),
+        (65, "en", "sixty-five"),
+        (1200, "en", "one thousand two hundred"),
+        (300000, "en-IN", "three lakh"),
+        (20000000, "en-IN", "two crore"),
+        (20000000, "en", "twenty million"),
+    ],
+)
 def test_number_words_known_forms(n, language, words):
     assert number_words(n, language) == words
 
 
-@pytest.mark.parametrize("table,variants,language", [(HI_0_99, HI_VARIANTS, "hi"), (GU_0_99, GU_VARIANTS, "gu")])
+@pytest.mark.parametrize(
+    "table,variants,language", [(HI_0_99, HI_VARIANTS, "hi"), (GU_0_99, GU_VARIANTS, "gu")]
+)
 def test_every_table_word_and_variant_parses(table, variants, language):
     pairs = list(enumerate(table)) + [(n, w) for n, ws in variants.items() for w in ws.split()]
     for n, word in pairs:
@@ -250,10 +315,23 @@ def test_number_words_refuses_what_it_cannot_say():
 
 # -- stated(): the evidence window
 
+
 def _trace(*messages):
-    return Trace(id="t", suite=SuiteRef(id="s", version="1", sha256="0" * 64), scenario_id="sc", agent_id="a",
-                 candidate="c", caller="k", repeat=0, seed=1, instructions_sha256="0" * 64,
-                 messages=[Message(index=i, role=role, turn=i // 2, text=text) for i, (role, text) in enumerate(messages)])
+    return Trace(
+        id="t",
+        suite=SuiteRef(id="s", version="1", sha256="0" * 64),
+        scenario_id="sc",
+        agent_id="a",
+        candidate="c",
+        caller="k",
+        repeat=0,
+        seed=1,
+        instructions_sha256="0" * 64,
+        messages=[
+            Message(index=i, role=role, turn=i // 2, text=text)
+            for i, (role, text) in enumerate(messages)
+        ],
+    )
 
 
 CALL = _trace(
@@ -300,13 +378,17 @@ def test_payments_are_not_months():
 def test_speaker_and_tool_messages():
     assert stated(CALL, 65, "amount", window=Window(speaker="caller")).message_index == 5
     assert not stated(CALL, 65, "amount").found  # the candidate never said 65
-    assert not stated(CALL, 65.52, "amount", window=Window(speaker="any", from_index=3, to_index=3)).found
+    assert not stated(
+        CALL, 65.52, "amount", window=Window(speaker="any", from_index=3, to_index=3)
+    ).found
     with pytest.raises(ValueError):
         stated(CALL, 1, "number", window=Window(speaker="tool"))
 
 
 def test_topic_cues():
-    assert stated(CALL, 65.52, "amount", window=Window(topic=("arrears", "बकाया"))).message_index == 2
+    assert (
+        stated(CALL, 65.52, "amount", window=Window(topic=("arrears", "बकाया"))).message_index == 2
+    )
     f = stated(CALL, 65.52, "amount", window=Window(topic=("refund",)))
     assert not f.found and "not in a message about the topic" in f.detail
 
@@ -314,15 +396,19 @@ def test_topic_cues():
 def test_currency_and_dates():
     f = stated(CALL, 65.52, "amount", currency="INR", window=Window(from_index=4))
     assert not f.found and "is in USD, not INR" in f.detail
-    assert stated(CALL, 65.52, "amount", currency="USD", window=Window(from_index=4)).message_index == 4
+    assert (
+        stated(CALL, 65.52, "amount", currency="USD", window=Window(from_index=4)).message_index
+        == 4
+    )
     assert stated(CALL, date(2026, 11, 14), "date", today=TODAY).message_index == 4
     assert stated(CALL, "2026-11-15", "date", tolerance=1, today=TODAY).found
     assert not stated(CALL, "2026-11-15", "date", today=TODAY).found
 
 
 def test_hindi_call():
-    call = _trace(("candidate", "आपका बकाया पैंसठ रुपये बावन पैसे है, जो तीन किस्तों में देना है।"),
-                  ("caller", "ठीक है"))
+    call = _trace(
+        ("candidate", "आपका बकाया पैंसठ रुपये बावन पैसे है, जो तीन किस्तों में देना है।"), ("caller", "ठीक है")
+    )
     assert stated(call, 65.52, "amount", language="hi", window=Window(topic=("बकाया",))).found
     assert not stated(call, 3, "number", unit="months", language="hi").found
 

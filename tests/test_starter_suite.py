@@ -24,7 +24,11 @@ def run(starter, tmp_path_factory):
 
 
 def _script(text):
-    return {unicodedata.name(ch).split(" ")[0] for ch in text if unicodedata.category(ch).startswith("L")}
+    return {
+        unicodedata.name(ch).split(" ")[0]
+        for ch in text
+        if unicodedata.category(ch).startswith("L")
+    }
 
 
 def test_shape(starter):
@@ -52,10 +56,17 @@ def test_oracle_scores_100_and_no_script_earns_anything(run, starter):
 
 
 def test_coverage_of_the_hard_cases(run, starter):
-    """Each required kind of difficulty occurs, and with the oracle every authored channel event lands."""
+    """Each required kind of difficulty occurs, and with the oracle every authored channel event
+    lands."""
     result, out = run
-    seen = {"mismatch": 0, "failed_end_tool": 0, "substitute_hits_fact": 0, "split_in_identifier": 0,
-            "forbidden": 0, "ordering": 0}
+    seen = {
+        "mismatch": 0,
+        "failed_end_tool": 0,
+        "substitute_hits_fact": 0,
+        "split_in_identifier": 0,
+        "forbidden": 0,
+        "ordering": 0,
+    }
     for sid, scenario in starter.scenarios.items():
         trace = read_trace(out / "traces" / "oracle" / sid / "r0.json")
         assert trace.end.reason == "end_tool", sid
@@ -64,12 +75,20 @@ def test_coverage_of_the_hard_cases(run, starter):
         for turn in trace.caller_turns:
             for ev in turn.channel_events:
                 assert ev.applied, (sid, ev)
-                if ev.kind == "substitute" and ev.origin == "authored" and any(ev.before in f or f in turn.intended for f in facts):
+                if (
+                    ev.kind == "substitute"
+                    and ev.origin == "authored"
+                    and any(ev.before in f or f in turn.intended for f in facts)
+                ):
                     seen["substitute_hits_fact"] += 1
-                if ev.kind == "split" and any(any(ch.isdigit() for ch in frag[-3:]) for frag in turn.observed[:-1]):
+                if ev.kind == "split" and any(
+                    any(ch.isdigit() for ch in frag[-3:]) for frag in turn.observed[:-1]
+                ):
                     seen["split_in_identifier"] += 1
         seen["mismatch"] += any(e.response_source == "mismatch" for e in trace.tool_events)
-        seen["failed_end_tool"] += any(e.ends_call_tool and e.success is False for e in trace.tool_events)
+        seen["failed_end_tool"] += any(
+            e.ends_call_tool and e.success is False for e in trace.tool_events
+        )
         seen["forbidden"] += any(a.count.forbids for a in scenario.expected_actions)
         seen["ordering"] += any(a.after for a in scenario.expected_actions)
     assert all(n >= 2 for n in seen.values()), seen

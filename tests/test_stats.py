@@ -10,17 +10,30 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from callbench.stats import (Interval, hierarchical_bootstrap, paired_comparison, pass_at_k, pass_hat_k,
-                             point_estimate, seed_for, slice_scores, wilson_interval)
+from callbench.stats import (
+    Interval,
+    hierarchical_bootstrap,
+    paired_comparison,
+    pass_at_k,
+    pass_hat_k,
+    point_estimate,
+    seed_for,
+    slice_scores,
+    wilson_interval,
+)
 from callbench.stats import bootstrap as bootstrap_module
 from callbench.stats.bootstrap import bootstrap_distribution
 
 SQUARE = {"a1": {"s1": [0, 10], "s2": [40, 100]}, "a2": {"s3": [20, 30], "s4": [70, 90]}}
-RAGGED = {"x": {"s1": [0, 60], "s2": [30]}, "y": {"s3": [90, 10, 50]},
-          "z": {"s4": [100], "s5": [0], "s6": [20, 80]}}
+RAGGED = {
+    "x": {"s1": [0, 60], "s2": [30]},
+    "y": {"s3": [90, 10, 50]},
+    "z": {"s4": [100], "s5": [0], "s6": [20, 80]},
+}
 
 
 # --- brute-force reference: every resampling outcome, with its probability -------------------
+
 
 def _uniform(items):
     """Every ordered draw with replacement of len(items) items, each equally likely."""
@@ -28,7 +41,8 @@ def _uniform(items):
 
 
 def _drawn_agent(scenarios):
-    """One redrawn agent: (sum of its drawn scenarios' repeat means, scenarios drawn) -> probability."""
+    """One redrawn agent: (sum of its drawn scenarios' repeat means, scenarios drawn) ->
+    probability."""
     out = {}
     combos, p_scen = _uniform(scenarios)
     for scen_combo in combos:
@@ -75,7 +89,9 @@ def _assert_matches_exact(data, draws):
     values = np.array(sorted(float(v) for v in dist))
     cdf = np.cumsum([float(dist[v]) for v in sorted(dist)])
     empirical = np.searchsorted(np.sort(draws), values + 1e-9, side="right") / n
-    assert np.max(np.abs(empirical - cdf)) < 2.0 / sqrt(n)  # Kolmogorov-Smirnov, about the 0.1% critical value
+    assert np.max(np.abs(empirical - cdf)) < 2.0 / sqrt(
+        n
+    )  # Kolmogorov-Smirnov, about the 0.1% critical value
 
 
 @pytest.mark.parametrize("data", [SQUARE, RAGGED], ids=["2x2x2", "ragged"])
@@ -93,18 +109,26 @@ def test_percentile_interval_matches_exact_quantiles():
     iv = hierarchical_bootstrap(SQUARE, samples=200_000, seed=3)
     assert _quantile(dist, Fraction(2, 100)) <= iv.low <= _quantile(dist, Fraction(3, 100))
     assert _quantile(dist, Fraction(97, 100)) <= iv.high <= _quantile(dist, Fraction(98, 100))
-    assert iv.estimate == pytest.approx(float(sum(v * p for v, p in dist.items())))  # mean-preserving here
+    assert iv.estimate == pytest.approx(
+        float(sum(v * p for v, p in dist.items()))
+    )  # mean-preserving here
 
 
 def test_point_estimate_weighs_every_scenario_the_same():
-    assert point_estimate({"a": {"s1": [0, 100], "s2": [30]}, "b": {"s3": [90]}}) == pytest.approx(170 / 3)
+    assert point_estimate({"a": {"s1": [0, 100], "s2": [30]}, "b": {"s3": [90]}}) == pytest.approx(
+        170 / 3
+    )
     assert point_estimate(SQUARE) == pytest.approx((5 + 70 + 25 + 80) / 4)
 
 
-@pytest.mark.parametrize("data", [
-    {"low": {f"s{i}": [0.0] for i in range(10)}, "high": {f"s{i}": [100.0] for i in range(10)}},
-    {"a": {"s": [0.0, 100.0]}},
-], ids=["agents", "repeats"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"low": {f"s{i}": [0.0] for i in range(10)}, "high": {f"s{i}": [100.0] for i in range(10)}},
+        {"a": {"s": [0.0, 100.0]}},
+    ],
+    ids=["agents", "repeats"],
+)
 def test_each_level_is_redrawn(data):
     """All variance at one level; exact law {0: 1/4, 50: 1/2, 100: 1/4}. A flat bootstrap over
     the 20 scenarios of the first case would give a narrow interval."""
@@ -137,15 +161,21 @@ def test_single_agent_or_scenario(data):
 @pytest.mark.parametrize("data", [{}, {"a": {}}, {"a": {"s": []}}])
 def test_empty_data(data):
     assert point_estimate(data) is None
-    assert hierarchical_bootstrap(data).as_dict() == {"estimate": None, "low": None, "high": None,
-                                                       "samples": 2000, "level": 0.95}
+    assert hierarchical_bootstrap(data).as_dict() == {
+        "estimate": None,
+        "low": None,
+        "high": None,
+        "samples": 2000,
+        "level": 0.95,
+    }
 
 
 def test_empty_scenarios_and_agents_are_excluded_not_zero():
     with_gaps = {"a": {"s": [50.0], "skipped": []}, "gone": {"t": []}, "b": {"u": [70.0]}}
     assert point_estimate(with_gaps) == 60.0
     assert hierarchical_bootstrap(with_gaps, seed=2) == hierarchical_bootstrap(
-        {"a": {"s": [50.0]}, "b": {"u": [70.0]}}, seed=2)
+        {"a": {"s": [50.0]}, "b": {"u": [70.0]}}, seed=2
+    )
 
 
 def test_bad_arguments_and_levels():
@@ -160,9 +190,18 @@ def test_bad_arguments_and_levels():
 def test_seed_for_is_stable_and_separates_parts():
     s = seed_for("run-1", "gpt", "task")
     assert s == seed_for("run-1", "gpt", "task")
-    assert 0 <= s < 2 ** 63
-    assert len({s, seed_for("run-1", "gpt", "conversation"), seed_for("run-2", "gpt", "task"),
-                seed_for("run-1", "gptt", "ask")}) == 4
+    assert 0 <= s < 2**63
+    assert (
+        len(
+            {
+                s,
+                seed_for("run-1", "gpt", "conversation"),
+                seed_for("run-2", "gpt", "task"),
+                seed_for("run-1", "gptt", "ask"),
+            }
+        )
+        == 4
+    )
     assert seed_for("ab", "c") != seed_for("a", "bc")
 
 
@@ -185,8 +224,16 @@ def test_paired_counts_by_hand_on_shared_keys_only():
     q = paired_comparison(B, A, samples=1000, seed=1)
     assert (q.wins, q.losses, q.mean_diff) == (1, 1, pytest.approx(-5 / 3))
     nothing = paired_comparison({"a": [1.0]}, {"b": [1.0], "a": []})
-    assert nothing.as_dict() == {"n": 0, "mean_diff": None, "low": None, "high": None,
-                                 "wins": 0, "losses": 0, "ties": 0, "level": 0.95}
+    assert nothing.as_dict() == {
+        "n": 0,
+        "mean_diff": None,
+        "low": None,
+        "high": None,
+        "wins": 0,
+        "losses": 0,
+        "ties": 0,
+        "level": 0.95,
+    }
 
 
 def test_paired_interval_against_exact_enumeration():
@@ -202,10 +249,13 @@ def test_paired_interval_against_exact_enumeration():
 
 def test_paired_interval_contains_true_difference():
     rng = np.random.default_rng(0)
-    effect = rng.normal(0, 15, 150)              # scenario difficulty, shared by both candidates
+    effect = rng.normal(0, 15, 150)  # scenario difficulty, shared by both candidates
     jitter = rng.normal(0, 4, 150)
-    jitter -= jitter.mean()                      # so the true mean difference is exactly 3
-    a = {f"s{i}": [60 + e + 3 + j - 1, 60 + e + 3 + j + 1] for i, (e, j) in enumerate(zip(effect, jitter))}
+    jitter -= jitter.mean()  # so the true mean difference is exactly 3
+    a = {
+        f"s{i}": [60 + e + 3 + j - 1, 60 + e + 3 + j + 1]
+        for i, (e, j) in enumerate(zip(effect, jitter))
+    }
     b = {f"s{i}": [60 + e] for i, e in enumerate(effect)}
     p = paired_comparison(a, b, seed=seed_for("run", "a", "b"))
     assert p.mean_diff == pytest.approx(3.0)
@@ -217,10 +267,12 @@ def test_paired_interval_contains_true_difference():
 
 # --- Wilson, pass@k, pass^k -------------------------------------------------------------------
 
+
 def test_wilson_textbook_values():
     low, high = wilson_interval(81, 263)
     assert (round(low, 4), round(high, 4)) == (0.2553, 0.3662)
-    # 5 of 10 by hand: z = 1.959964; centre 0.5; half = z/(1 + z^2/10) * sqrt(0.025 + z^2/400) = 0.26336
+    # 5 of 10 by hand: z = 1.959964; centre 0.5; half = z/(1 + z^2/10) * sqrt(0.025 + z^2/400) =
+    # 0.26336
     low, high = wilson_interval(5, 10)
     assert (round(low, 4), round(high, 4)) == (0.2366, 0.7634)
     # 0 of 10: low 0; high = (z^2/10) / (1 + z^2/10) = 0.38415 / 1.38415 = 0.27753
@@ -234,7 +286,8 @@ def test_wilson_textbook_values():
 
 @pytest.mark.parametrize("k,n", [(1, 7), (13, 40), (99, 100), (250, 1000)])
 def test_wilson_bounds_solve_the_score_equation(k, n):
-    """Each bound p satisfies (phat - p)^2 = z^2 p (1 - p) / n: the definition, not the closed form."""
+    """Each bound p satisfies (phat - p)^2 = z^2 p (1 - p) / n: the definition, not the closed
+    form."""
     z = 1.959963984540054
     for p in wilson_interval(k, n):
         assert (k / n - p) ** 2 == pytest.approx(z * z * p * (1 - p) / n, rel=1e-9, abs=1e-15)
@@ -267,26 +320,58 @@ def test_pass_k_rejects_impossible_k():
 
 # --- slices -----------------------------------------------------------------------------------
 
+
 def _row(candidate, agent, scenario, score, passed, **kw):
-    return {"candidate": candidate, "agent": agent, "scenario": scenario, "score": score, "passed": passed, **kw}
+    return {
+        "candidate": candidate,
+        "agent": agent,
+        "scenario": scenario,
+        "score": score,
+        "passed": passed,
+        **kw,
+    }
 
 
-HARD = {"language": "en", "tags": ["auth", "numbers"], "persona": {"mood": "angry"}, "requests": 2,
-        "difficulty": "hard", "background": "street"}
+HARD = {
+    "language": "en",
+    "tags": ["auth", "numbers"],
+    "persona": {"mood": "angry"},
+    "requests": 2,
+    "difficulty": "hard",
+    "background": "street",
+}
 ROWS = [
     _row("m1", "bank", "s1", 80.0, True, **HARD),
     _row("m1", "bank", "s1", 60.0, False, **HARD),
     _row("m1", "bank", "s2", 40.0, False, language="hi", tags=["auth"], persona="calm", requests=1),
-    _row("m1", "farm", "s1", None, False, language="hi", tags=[], persona={"age": 70}, requests=None),
-    _row("m2", "bank", "s1", 100.0, True, language="en", tags=["numbers"], persona=None, requests=2),
+    _row(
+        "m1", "farm", "s1", None, False, language="hi", tags=[], persona={"age": 70}, requests=None
+    ),
+    _row(
+        "m2", "bank", "s1", 100.0, True, language="en", tags=["numbers"], persona=None, requests=2
+    ),
 ]
 
 
 def test_slice_counts_and_means():
     by_lang = slice_scores(ROWS, "language")
-    assert by_lang["m1"]["en"] == {"calls": 2, "scored": 2, "scenarios": 1, "mean": 70.0, "pass_rate": 0.5}
-    assert by_lang["m1"]["hi"] == {"calls": 2, "scored": 1, "scenarios": 2, "mean": 40.0, "pass_rate": 0.0}
-    assert by_lang["m2"] == {"en": {"calls": 1, "scored": 1, "scenarios": 1, "mean": 100.0, "pass_rate": 1.0}}
+    assert by_lang["m1"]["en"] == {
+        "calls": 2,
+        "scored": 2,
+        "scenarios": 1,
+        "mean": 70.0,
+        "pass_rate": 0.5,
+    }
+    assert by_lang["m1"]["hi"] == {
+        "calls": 2,
+        "scored": 1,
+        "scenarios": 2,
+        "mean": 40.0,
+        "pass_rate": 0.0,
+    }
+    assert by_lang["m2"] == {
+        "en": {"calls": 1, "scored": 1, "scenarios": 1, "mean": 100.0, "pass_rate": 1.0}
+    }
 
 
 def test_tags_overlap_missing_values_are_unknown_and_no_causal_claim():
@@ -295,11 +380,21 @@ def test_tags_overlap_missing_values_are_unknown_and_no_causal_claim():
     assert tags["unknown"]["mean"] is None and tags["unknown"]["pass_rate"] is None
     assert tags["auth"]["mean"] == pytest.approx(60.0)
     persona = slice_scores(ROWS, "persona")
-    assert {k: v["calls"] for k, v in persona["m1"].items()} == {"angry": 2, "calm": 1, "unknown": 1}
+    assert {k: v["calls"] for k, v in persona["m1"].items()} == {
+        "angry": 2,
+        "calm": 1,
+        "unknown": 1,
+    }
     assert list(persona["m2"]) == ["unknown"]
     requests = slice_scores(ROWS, "requests")["m1"]
     assert {k: v["calls"] for k, v in requests.items()} == {"1": 1, "2": 2, "unknown": 1}
-    assert {k: v["calls"] for k, v in slice_scores(ROWS, "background")["m1"].items()} == {"street": 2, "unknown": 2}
-    assert {k: v["calls"] for k, v in slice_scores(ROWS, "difficulty")["m1"].items()} == {"hard": 2, "unknown": 2}
+    assert {k: v["calls"] for k, v in slice_scores(ROWS, "background")["m1"].items()} == {
+        "street": 2,
+        "unknown": 2,
+    }
+    assert {k: v["calls"] for k, v in slice_scores(ROWS, "difficulty")["m1"].items()} == {
+        "hard": 2,
+        "unknown": 2,
+    }
     assert slice_scores([], "language") == {}
     assert "not causal" in slice_scores.__doc__

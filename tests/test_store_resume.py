@@ -1,21 +1,20 @@
-"""The run store and resume: whole calls only, nothing lost, nothing duplicated, refusals with reasons."""
+"""The run store and resume: whole calls only, nothing lost, nothing duplicated, refusals with
+reasons."""
 
 import json
 import sqlite3
 from dataclasses import replace
 
 import pytest
+from reports_util import untimed
 from typer.testing import CliRunner
 
 from callbench.cli import app
 from callbench.runs import RunConfig, run_suite
 from callbench.runs.executors import InlineExecutor, SimulatedCrash
 from callbench.runs.store import RunStore, StoreError
-from reports_util import untimed
 
 CONFIG = RunConfig(candidates=("oracle", "noop", "shortcut"), repeats=4, seed=9)
-
-
 
 
 def rows(path):
@@ -27,15 +26,24 @@ def test_crash_then_resume_gives_every_call_once_and_the_same_scores(mini_suite,
     clean = run_suite(mini_suite, CONFIG, tmp_path / "clean")
     for crash_after in (3, 5):
         try:
-            run_suite(mini_suite, CONFIG, tmp_path / "crashy", executor=InlineExecutor(crash_after=crash_after),
-                      resume=(tmp_path / "crashy").exists())
+            run_suite(
+                mini_suite,
+                CONFIG,
+                tmp_path / "crashy",
+                executor=InlineExecutor(crash_after=crash_after),
+                resume=(tmp_path / "crashy").exists(),
+            )
         except SimulatedCrash:
             pass
         states = dict(rows(tmp_path / "crashy"))
         assert list(states.values()).count("running") == 1  # the call in flight when it "died"
     resumed = run_suite(mini_suite, CONFIG, tmp_path / "crashy", resume=True)
     final = rows(tmp_path / "crashy")
-    assert len(final) == 12 and len({t for t, _ in final}) == 12 and {s for _, s in final} == {"completed"}
+    assert (
+        len(final) == 12
+        and len({t for t, _ in final}) == 12
+        and {s for _, s in final} == {"completed"}
+    )
     assert untimed(resumed.report) == untimed(clean.report)
     assert resumed.report["store"]["completed"] == 12 and resumed.report["store"]["pending"] == 0
     assert len(list((tmp_path / "crashy" / "traces").rglob("*.json"))) == 12
@@ -49,7 +57,9 @@ def test_resume_refuses_a_changed_configuration_or_suite(mini_suite, mini_path, 
         run_suite(mini_suite, replace(CONFIG, repeats=5), tmp_path / "r", resume=True)
     copy = tmp_path / "suite"
     shutil.copytree(mini_path, copy)
-    (copy / "agents/parcel-desk/instructions.md").write_text("changed " + (copy / "agents/parcel-desk/instructions.md").read_text())
+    (copy / "agents/parcel-desk/instructions.md").write_text(
+        "changed " + (copy / "agents/parcel-desk/instructions.md").read_text()
+    )
     from callbench.suite_check import load_suite
 
     with pytest.raises(StoreError, match="the suite changed"):
@@ -61,7 +71,20 @@ def test_resume_refuses_a_changed_configuration_or_suite(mini_suite, mini_path, 
 
 def test_cli_resume_uses_the_stored_configuration(mini_path, tmp_path):
     runner = CliRunner()
-    res = runner.invoke(app, ["run", "--suite", str(mini_path), "--candidate", "oracle", "--repeats", "3", "--out", str(tmp_path / "r")])
+    res = runner.invoke(
+        app,
+        [
+            "run",
+            "--suite",
+            str(mini_path),
+            "--candidate",
+            "oracle",
+            "--repeats",
+            "3",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["run", "--resume", str(tmp_path / "r")])
     assert res.exit_code == 0, res.output
@@ -80,9 +103,16 @@ def test_max_cost_stops_scheduling_and_leaves_the_run_resumable(mini_suite, tmp_
 
     with FakeProvider(lambda body: "Hello, how can I help?") as fp:
         name = f"openai-compatible:{fp.base_url}#m"
-        prices = {name: {"input": 1000.0, "output": 1000.0}}  # absurd prices: each call costs about a dollar
-        config = RunConfig(candidates=(name,), repeats=6, concurrency=1, prices=prices,
-                           candidate_options={"settings": ModelSettings(max_retries=0)})
+        prices = {
+            name: {"input": 1000.0, "output": 1000.0}
+        }  # absurd prices: each call costs about a dollar
+        config = RunConfig(
+            candidates=(name,),
+            repeats=6,
+            concurrency=1,
+            prices=prices,
+            candidate_options={"settings": ModelSettings(max_retries=0)},
+        )
         first = run_suite(mini_suite, config, tmp_path / "r", max_cost=2.5)
         store = first.report["store"]
         assert store["stopped_by_budget"] and store["pending"] > 0 and store["spent_usd"] <= 2.5
@@ -92,11 +122,25 @@ def test_max_cost_stops_scheduling_and_leaves_the_run_resumable(mini_suite, tmp_
 
 
 def test_dry_run_spends_nothing(mini_path, tmp_path):
-    res = CliRunner().invoke(app, ["run", "--suite", str(mini_path), "--candidate", "openai-compatible:http://127.0.0.1:9/v1#m",
-                                   "--dry-run", "--out", str(tmp_path / "r")])
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--suite",
+            str(mini_path),
+            "--candidate",
+            "openai-compatible:http://127.0.0.1:9/v1#m",
+            "--dry-run",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     estimate = json.loads(res.output)
-    assert estimate["calls"] == 1 and estimate["candidates"]["openai-compatible:http://127.0.0.1:9/v1#m"]["prompt_tokens"] > 0
+    assert (
+        estimate["calls"] == 1
+        and estimate["candidates"]["openai-compatible:http://127.0.0.1:9/v1#m"]["prompt_tokens"] > 0
+    )
     assert not (tmp_path / "r").exists()
 
 

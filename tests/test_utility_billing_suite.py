@@ -1,4 +1,5 @@
-"""The built-in utility-billing suite: multi-request billing calls on a state world, cast calm or angry
+"""The built-in utility-billing suite: multi-request billing calls on a state world, cast calm or
+angry
 and heard through four background conditions, that a script cannot pass."""
 
 import re
@@ -17,7 +18,9 @@ REQUESTS = re.compile(r"^requests-([0-9]+)$")
 def result(tmp_path_factory):
     check = check_suite("utility-billing")
     assert not check.errors and not check.warnings, "\n".join(map(str, check.problems))
-    return check.suite, run_suite(check.suite, RunConfig(seed=0, repeats=2), tmp_path_factory.mktemp("ub"))
+    return check.suite, run_suite(
+        check.suite, RunConfig(seed=0, repeats=2), tmp_path_factory.mktemp("ub")
+    )
 
 
 def test_shape(result):
@@ -33,11 +36,18 @@ def test_shape(result):
         tags = [m for t in sc.tags if (m := REQUESTS.match(t))]
         assert len(tags) == 1 and 2 <= int(tags[0].group(1)) <= 4, sc.id
         counts[int(tags[0].group(1))] += 1
-        assert all(step.say and (step.cue or i == 0) for i, step in enumerate(sc.caller.plan)), sc.id
+        assert all(step.say and (step.cue or i == 0) for i, step in enumerate(sc.caller.plan)), (
+            sc.id
+        )
         assert sc.expected_state is not None or sc.expected_changes is not None, sc.id
     assert set(counts) == {2, 3, 4}
     assert sum(sc.refusal is not None for sc in suite.scenarios.values()) >= 2
-    failures = [f for sc in suite.scenarios.values() for tool in sc.backend.tools.values() for f in tool.failures]
+    failures = [
+        f
+        for sc in suite.scenarios.values()
+        for tool in sc.backend.tools.values()
+        for f in tool.failures
+    ]
     assert any(f.applied for f in failures) and any(f.retryable and not f.applied for f in failures)
     assert sum(bool(sc.spoken_checks) for sc in suite.scenarios.values()) >= 8
 
@@ -49,7 +59,9 @@ def test_casting(result):
     angry = casting.personas["angry"]
     assert angry.mood == "angry" and angry.patience == "low" and "supervisor" in angry.notes
     assert set(casting.backgrounds) == {"clean", "street", "cafe", "tv"}
-    assert casting.backgrounds["clean"].noise == 0 and casting.backgrounds["clean"].intrusion_rate == 0
+    assert (
+        casting.backgrounds["clean"].noise == 0 and casting.backgrounds["clean"].intrusion_rate == 0
+    )
     for name in ("street", "cafe", "tv"):
         assert 0.02 <= casting.backgrounds[name].noise <= 0.06, name
     for name in ("cafe", "tv"):

@@ -1,4 +1,5 @@
-"""Fake-provider responders that behave sensibly: the oracle and the scripted caller, spoken over HTTP.
+"""Fake-provider responders that behave sensibly: the oracle and the scripted caller, spoken over
+HTTP.
 
 They let end-to-end tests drive the real LLM candidate and LLM caller code
 paths (prompt building, JSON parsing, validation, usage) through the real
@@ -23,8 +24,10 @@ def oracle_responder(scenario):
         if position >= len(entries) or entries[position].same_turn != in_chain:
             return {"text": ""}
         e = entries[position]
-        return {"text": resolve(e.say, scope) if e.say else None,
-                "tool_calls": [{"name": c.tool, "arguments": resolve(c.args, scope)} for c in e.calls]}
+        return {
+            "text": resolve(e.say, scope) if e.say else None,
+            "tool_calls": [{"name": c.tool, "arguments": resolve(c.args, scope)} for c in e.calls],
+        }
 
     return respond
 
@@ -39,11 +42,18 @@ def caller_responder(scenario, phrases):
         m = re.search(r"The next step you may express: ([^\s]+)\.", system)
         if m:
             step = plan[m.group(1)]
-            opening = not step.cue and step is scenario.caller.plan[0]  # answers the greeting question
+            opening = (
+                not step.cue and step is scenario.caller.plan[0]
+            )  # answers the greeting question
             if opening or any(find_cue(c, heard) for c in step.cue):
-                return json.dumps({"say": resolve(step.say, scope), "step": step.id, "done": False}, ensure_ascii=False)
+                return json.dumps(
+                    {"say": resolve(step.say, scope), "step": step.id, "done": False},
+                    ensure_ascii=False,
+                )
         elif any(find_cue(c, heard) for c in phrases.goodbye):
-            return json.dumps({"say": phrases.closing, "step": None, "done": True}, ensure_ascii=False)
+            return json.dumps(
+                {"say": phrases.closing, "step": None, "done": True}, ensure_ascii=False
+            )
         return json.dumps({"say": phrases.idle[0], "step": None, "done": False}, ensure_ascii=False)
 
     return respond

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Evaluate phone and voice agents on whole simulated calls.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Evaluate phone and voice agents on whole simulated calls.",
+)
 
 SCHEMA_KINDS = ("suite", "agent", "scenario", "trace")
 
@@ -23,12 +26,21 @@ def _fail(message: str, code: int = 2) -> None:
 @app.command()
 def validate(
     suite: str = typer.Argument("starter", help="suite folder or built-in suite id"),
-    gameability: bool = typer.Option(False, "--gameability", help="also run the noop, shortcut and spray baselines and "
-                                     "report max(shortcut, spray) - noop on the task pillar"),
-    max_gameability: float = typer.Option(10.0, "--max-gameability", help="with --gameability: fail above this figure"),
-    repeats: int = typer.Option(1, "--repeats", min=1, help="with --gameability: repeats per scenario"),
+    gameability: bool = typer.Option(
+        False,
+        "--gameability",
+        help="also run the noop, shortcut and spray baselines and "
+        "report max(shortcut, spray) - noop on the task pillar",
+    ),
+    max_gameability: float = typer.Option(
+        10.0, "--max-gameability", help="with --gameability: fail above this figure"
+    ),
+    repeats: int = typer.Option(
+        1, "--repeats", min=1, help="with --gameability: repeats per scenario"
+    ),
 ) -> None:
-    """Check a suite: every file, every reference, every matcher, every excerpt, every reference solution."""
+    """Check a suite: every file, every reference, every matcher, every excerpt, every reference
+    solution."""
     from .errors import SuiteNotFound
     from .suite_check import check_suite
 
@@ -42,55 +54,122 @@ def validate(
         typer.echo(f"{len(result.errors)} error(s), {len(result.warnings)} warning(s)", err=True)
         raise typer.Exit(1)
     s = result.suite
-    typer.echo(f"ok: suite '{s.id}' {s.manifest.version}: {len(s.agents)} agents, {len(s.scenarios)} scenarios, "
-               f"{len(result.warnings)} warning(s); sha256 {s.sha256}")
+    typer.echo(
+        f"ok: suite '{s.id}' {s.manifest.version}: {len(s.agents)} agents, {len(s.scenarios)} "
+        "scenarios, "
+        f"{len(result.warnings)} warning(s); sha256 {s.sha256}"
+    )
     if gameability:
         from .gameability import measure
 
         found = measure(s, repeats=repeats)
         task = ", ".join(f"{k} {v:.1f}" for k, v in found["task"].items())
-        typer.echo(f"gameability {found['figure']:+.1f} (task pillar: {task}; limit {max_gameability:g})")
+        typer.echo(
+            f"gameability {found['figure']:+.1f} (task pillar: {task}; limit {max_gameability:g})"
+        )
         for row in found["worst_scenarios"]:
-            typer.echo(f"  {row['scenario']}: {row['above_noop']:+.1f} above the noop "
-                       f"(shortcut {row.get('shortcut', 0):.1f}, spray {row.get('spray', 0):.1f})")
+            typer.echo(
+                f"  {row['scenario']}: {row['above_noop']:+.1f} above the noop "
+                f"(shortcut {row.get('shortcut', 0):.1f}, spray {row.get('spray', 0):.1f})"
+            )
         if found["figure"] is not None and found["figure"] > max_gameability:
-            typer.echo(f"gameable: a script with no model earns {found['figure']:.1f} above doing nothing", err=True)
+            typer.echo(
+                f"gameable: a script with no model earns {found['figure']:.1f} above doing nothing",
+                err=True,
+            )
             raise typer.Exit(1)
 
 
 @app.command()
 def run(
-    suite: Optional[str] = typer.Option(None, "--suite", help="suite folder or built-in suite id (default: starter)"),
-    candidate: Optional[list[str]] = typer.Option(None, "--candidate", "-c",
-                                                  help="repeatable: oracle | noop | shortcut | spray | a model spec (openai:gpt-4.1-mini, "
-                                                       "openai-compatible:URL#MODEL, json:ollama:llama3.2) | python:module:attr | http://host/agent"),
-    repeats: Optional[int] = typer.Option(None, "--repeats", min=1),
-    seed: Optional[int] = typer.Option(None, "--seed"),
-    out: Optional[Path] = typer.Option(None, "--out", help="run folder (default: runs/<suite>-<timestamp>)"),
-    caller: Optional[str] = typer.Option(None, "--caller", help="'scripted' (default) or a model spec for an LLM caller"),
-    scenario: Optional[list[str]] = typer.Option(None, "--scenario", help="limit to these scenario ids (repeatable)"),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="endpoint for model-backed candidates"),
-    caller_base_url: Optional[str] = typer.Option(None, "--caller-base-url", help="endpoint for an LLM caller"),
-    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="environment variable holding the candidate endpoint's key"),
-    temperature: Optional[float] = typer.Option(None, "--temperature", help="candidate sampling temperature"),
-    judge: Optional[str] = typer.Option(None, "--judge", help="model spec for the LLM judges (default: none; judged items not measured)"),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="endpoint for the judge model"),
-    config: Optional[Path] = typer.Option(None, "--config", help="a TOML run configuration (flags override it)"),
-    resume: Optional[Path] = typer.Option(None, "--resume", help="continue an interrupted run in this folder (same suite and configuration)"),
-    max_cost: Optional[float] = typer.Option(None, "--max-cost", help="stop scheduling calls before this many USD would be spent (needs prices)"),
-    dry_run: bool = typer.Option(False, "--dry-run", help="estimate tokens and cost from the suite, spend nothing"),
+    suite: str | None = typer.Option(
+        None, "--suite", help="suite folder or built-in suite id (default: starter)"
+    ),
+    candidate: list[str] | None = typer.Option(
+        None,
+        "--candidate",
+        "-c",
+        help="repeatable: oracle | noop | shortcut | spray | a model spec (openai:gpt-4.1-mini, "
+        "openai-compatible:URL#MODEL, json:ollama:llama3.2) | python:module:attr | "
+        "http://host/agent",
+    ),
+    repeats: int | None = typer.Option(None, "--repeats", min=1),
+    seed: int | None = typer.Option(None, "--seed"),
+    out: Path | None = typer.Option(
+        None, "--out", help="run folder (default: runs/<suite>-<timestamp>)"
+    ),
+    caller: str | None = typer.Option(
+        None, "--caller", help="'scripted' (default) or a model spec for an LLM caller"
+    ),
+    scenario: list[str] | None = typer.Option(
+        None, "--scenario", help="limit to these scenario ids (repeatable)"
+    ),
+    concurrency: int | None = typer.Option(None, "--concurrency", min=1),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="endpoint for model-backed candidates"
+    ),
+    caller_base_url: str | None = typer.Option(
+        None, "--caller-base-url", help="endpoint for an LLM caller"
+    ),
+    api_key_env: str | None = typer.Option(
+        None, "--api-key-env", help="environment variable holding the candidate endpoint's key"
+    ),
+    temperature: float | None = typer.Option(
+        None, "--temperature", help="candidate sampling temperature"
+    ),
+    judge: str | None = typer.Option(
+        None,
+        "--judge",
+        help="model spec for the LLM judges (default: none; judged items not measured)",
+    ),
+    judge_base_url: str | None = typer.Option(
+        None, "--judge-base-url", help="endpoint for the judge model"
+    ),
+    config: Path | None = typer.Option(
+        None, "--config", help="a TOML run configuration (flags override it)"
+    ),
+    resume: Path | None = typer.Option(
+        None,
+        "--resume",
+        help="continue an interrupted run in this folder (same suite and configuration)",
+    ),
+    max_cost: float | None = typer.Option(
+        None,
+        "--max-cost",
+        help="stop scheduling calls before this many USD would be spent (needs prices)",
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="estimate tokens and cost from the suite, spend nothing"
+    ),
     executor: str = typer.Option("local", "--executor", help="local | processes | ray"),
-    processes: int = typer.Option(2, "--processes", min=1, help="worker processes (with --executor processes)"),
-    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)"),
-    scoring: Optional[str] = typer.Option(None, "--scoring", help="guards (default: kept rules earn nothing, broken ones "
-                                          "cost) | reference (every item on both sides, as published benchmarks score)"),
-    step_timeout: Optional[float] = typer.Option(None, "--step-timeout", min=0, help="seconds a candidate may take over "
-                                                 "one message before it counts as its failure (default 300; 0: none)"),
-    call_timeout: Optional[float] = typer.Option(None, "--call-timeout", min=0, help="seconds of candidate time in one "
-                                                 "call (default 900; 0: none)"),
+    processes: int = typer.Option(
+        2, "--processes", min=1, help="worker processes (with --executor processes)"
+    ),
+    address: str | None = typer.Option(
+        None, "--address", help="Ray cluster address (with --executor ray)"
+    ),
+    scoring: str | None = typer.Option(
+        None,
+        "--scoring",
+        help="guards (default: kept rules earn nothing, broken ones "
+        "cost) | reference (every item on both sides, as published benchmarks score)",
+    ),
+    step_timeout: float | None = typer.Option(
+        None,
+        "--step-timeout",
+        min=0,
+        help="seconds a candidate may take over "
+        "one message before it counts as its failure (default 300; 0: none)",
+    ),
+    call_timeout: float | None = typer.Option(
+        None,
+        "--call-timeout",
+        min=0,
+        help="seconds of candidate time in one call (default 900; 0: none)",
+    ),
 ) -> None:
-    """Run candidates × scenarios × repeats, write every trace and report.json, and print the scores."""
+    """Run candidates × scenarios × repeats, write every trace and report.json, and print the
+    scores."""
     import datetime as dt
 
     from rich.console import Console
@@ -108,7 +187,11 @@ def run(
     except CallbenchError as exc:
         _fail(str(exc))
     cand_section = dict(file.get("candidate", {}))
-    for key, value in (("base_url", base_url), ("api_key_env", api_key_env), ("temperature", temperature)):
+    for key, value in (
+        ("base_url", base_url),
+        ("api_key_env", api_key_env),
+        ("temperature", temperature),
+    ):
         if value is not None:
             cand_section[key] = value
     caller_section = dict(file.get("caller_model", {}))
@@ -125,25 +208,51 @@ def run(
             stored = read_run(resume)
         except CallbenchError as exc:
             _fail(str(exc))
-        given = {"--candidate": candidate, "--repeats": repeats, "--seed": seed, "--caller": caller, "--scenario": scenario,
-                 "--judge": judge, "--config": config, "--suite": suite, "--out": out, "--scoring": scoring,
-                 "--step-timeout": step_timeout, "--call-timeout": call_timeout}
+        given = {
+            "--candidate": candidate,
+            "--repeats": repeats,
+            "--seed": seed,
+            "--caller": caller,
+            "--scenario": scenario,
+            "--judge": judge,
+            "--config": config,
+            "--suite": suite,
+            "--out": out,
+            "--scoring": scoring,
+            "--step-timeout": step_timeout,
+            "--call-timeout": call_timeout,
+        }
         extra = [flag for flag, value in given.items() if value not in (None, [])]
         if extra:
-            _fail(f"--resume continues the stored run exactly; drop {', '.join(extra)} (the run's own settings are used)")
+            _fail(
+                f"--resume continues the stored run exactly; drop {', '.join(extra)} (the run's "
+                "own settings are used)"
+            )
         suite = stored["suite"].get("source") or stored["suite"]["id"]
         file = {}
     suite = suite or file.get("suite", "starter")
     run_config = RunConfig(
         candidates=tuple(candidate or file.get("candidates") or DEFAULT_CANDIDATES),
-        repeats=repeats or file.get("repeats", 1), seed=seed if seed is not None else file.get("seed", 0),
-        caller=caller or file.get("caller", "scripted"), concurrency=concurrency or file.get("concurrency", 8),
-        scenarios=tuple(scenario or file.get("scenarios") or ()) or None, infra_reruns=file.get("infra_reruns", 3),
-        candidate_options=role_options(cand_section), caller_options=role_options(caller_section),
-        judge=judge or file.get("judge"), judge_options=role_options(judge_section) if judge_section else {},
-        prices=file.get("prices", {}), limits=limits_from(file), scoring=scoring or file.get("scoring", "guards"),
-        step_timeout_s=deadline(step_timeout if step_timeout is not None else file.get("step_timeout_s"), 300.0),
-        call_timeout_s=deadline(call_timeout if call_timeout is not None else file.get("call_timeout_s"), 900.0))
+        repeats=repeats or file.get("repeats", 1),
+        seed=seed if seed is not None else file.get("seed", 0),
+        caller=caller or file.get("caller", "scripted"),
+        concurrency=concurrency or file.get("concurrency", 8),
+        scenarios=tuple(scenario or file.get("scenarios") or ()) or None,
+        infra_reruns=file.get("infra_reruns", 3),
+        candidate_options=role_options(cand_section),
+        caller_options=role_options(caller_section),
+        judge=judge or file.get("judge"),
+        judge_options=role_options(judge_section) if judge_section else {},
+        prices=file.get("prices", {}),
+        limits=limits_from(file),
+        scoring=scoring or file.get("scoring", "guards"),
+        step_timeout_s=deadline(
+            step_timeout if step_timeout is not None else file.get("step_timeout_s"), 300.0
+        ),
+        call_timeout_s=deadline(
+            call_timeout if call_timeout is not None else file.get("call_timeout_s"), 900.0
+        ),
+    )
     if run_config.scoring not in ("guards", "reference"):
         _fail(f"unknown scoring mode '{run_config.scoring}' (guards or reference)")
     if resume is not None:
@@ -155,7 +264,10 @@ def run(
     except SuiteError as exc:
         for p in exc.problems:
             typer.echo(str(p), err=True)
-        _fail(f"suite '{suite}' is invalid ({len(exc.problems)} error(s)); run `callbench validate {suite}`")
+        _fail(
+            f"suite '{suite}' is invalid ({len(exc.problems)} error(s)); run `callbench validate "
+            f"{suite}`"
+        )
     if dry_run:
         from .runs import make_cast
         from .runs.budget import estimate
@@ -173,7 +285,10 @@ def run(
             stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
             out = Path("runs") / f"{loaded.id}-{stamp}"
         if out.exists() and any(out.iterdir()):
-            _fail(f"run folder {out} already exists and is not empty; choose another --out, or --resume it")
+            _fail(
+                f"run folder {out} already exists and is not empty; choose another --out, or "
+                "--resume it"
+            )
     if max_cost is not None and not run_config.prices:
         _fail("--max-cost needs prices for the models (a [prices] table in --config)")
     console = Console()
@@ -191,32 +306,64 @@ def run(
     from .reports.progress import RunProgress
 
     try:
-        with RunProgress(console, len(run_config.candidates) * run_config.repeats *
-                         len(run_config.scenarios or loaded.scenarios), run_config.prices) as progress:
-            result = run_suite(loaded, run_config, out, progress.update, resume=resume is not None, executor=chosen,
-                               max_cost=max_cost)
+        with RunProgress(
+            console,
+            len(run_config.candidates)
+            * run_config.repeats
+            * len(run_config.scenarios or loaded.scenarios),
+            run_config.prices,
+        ) as progress:
+            result = run_suite(
+                loaded,
+                run_config,
+                out,
+                progress.update,
+                resume=resume is not None,
+                executor=chosen,
+                max_cost=max_cost,
+            )
     except (UnknownCandidate, CallbenchError, ValueError) as exc:
         _fail(str(exc))
     store = result.report.get("store", {})
     if store.get("stopped_by_budget"):
-        typer.echo(f"stopped by --max-cost after spending ${store['spent_usd']}; {store['pending']} call(s) left: "
-                   f"resume with `callbench run --resume {out} --max-cost ...`", err=True)
+        typer.echo(
+            f"stopped by --max-cost after spending ${store['spent_usd']}; {store['pending']} "
+            "call(s) left: "
+            f"resume with `callbench run --resume {out} --max-cost ...`",
+            err=True,
+        )
     console.print(summary_table(result.report))
-    console.print(f"traces and report.json in [bold]{out}[/bold]; read a call with `callbench show {out}/traces/<candidate>/<scenario>/r0.json`")
+    console.print(
+        f"traces and report.json in [bold]{out}[/bold]; read a call with `callbench show "
+        f"{out}/traces/<candidate>/<scenario>/r0.json`"
+    )
 
 
 @app.command()
 def score(
     run_dir: Path = typer.Argument(..., help="a run folder written by `callbench run`"),
-    judge: Optional[str] = typer.Option(None, "--judge", help="model spec for the LLM judges (none: judged items not measured)"),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
-    grader: Optional[list[str]] = typer.Option(None, "--grader", help="only these graders (repeatable): actions, "
-                                               "conversation_checks, spoken_checks, task_judge, conversation_judge"),
-    tag: Optional[str] = typer.Option(None, "--tag", help="name of the new report (report-<tag>.json)"),
-    force: bool = typer.Option(False, "--force", help="re-score even if the suite changed since the run"),
-    scoring: Optional[str] = typer.Option(None, "--scoring", help="guards | reference (default: the run's own mode)"),
+    judge: str | None = typer.Option(
+        None, "--judge", help="model spec for the LLM judges (none: judged items not measured)"
+    ),
+    judge_base_url: str | None = typer.Option(None, "--judge-base-url"),
+    grader: list[str] | None = typer.Option(
+        None,
+        "--grader",
+        help="only these graders (repeatable): actions, "
+        "conversation_checks, spoken_checks, task_judge, conversation_judge",
+    ),
+    tag: str | None = typer.Option(
+        None, "--tag", help="name of the new report (report-<tag>.json)"
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="re-score even if the suite changed since the run"
+    ),
+    scoring: str | None = typer.Option(
+        None, "--scoring", help="guards | reference (default: the run's own mode)"
+    ),
 ) -> None:
-    """Re-grade a stored run's traces without replaying any call; writes a new report beside the old one."""
+    """Re-grade a stored run's traces without replaying any call; writes a new report beside the old
+    one."""
     from rich.console import Console
 
     from .errors import CallbenchError
@@ -224,8 +371,15 @@ def score(
     from .runs.rescore import rescore
 
     try:
-        result = rescore(run_dir, judge=judge, judge_options={"base_url": judge_base_url} if judge_base_url else None,
-                         graders=grader, tag=tag, force=force, scoring=scoring)
+        result = rescore(
+            run_dir,
+            judge=judge,
+            judge_options={"base_url": judge_base_url} if judge_base_url else None,
+            graders=grader,
+            tag=tag,
+            force=force,
+            scoring=scoring,
+        )
     except CallbenchError as exc:
         _fail(str(exc))
     Console().print(summary_table(result.report))
@@ -236,32 +390,50 @@ def score(
 def calibrate(
     run_dir: Path = typer.Argument(..., help="a run folder written by `callbench run`"),
     judge: str = typer.Option(..., "--judge", help="model spec of the judge to calibrate"),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
-    repeats: int = typer.Option(2, "--repeats", min=2, help="judgments per trace for self-agreement"),
-    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="calibrate on at most this many traces"),
+    judge_base_url: str | None = typer.Option(None, "--judge-base-url"),
+    repeats: int = typer.Option(
+        2, "--repeats", min=2, help="judgments per trace for self-agreement"
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="calibrate on at most this many traces"
+    ),
 ) -> None:
-    """Agreement of the LLM graders with code, with themselves, and across criterion order (Cohen's kappa)."""
+    """Agreement of the LLM graders with code, with themselves, and across criterion order (Cohen's
+    kappa)."""
     from .errors import CallbenchError
     from .runs.calibrate import calibrate as run_calibration
 
     try:
-        path, result = run_calibration(run_dir, judge, judge_options={"base_url": judge_base_url} if judge_base_url else None,
-                                       repeats=repeats, limit=limit)
+        path, result = run_calibration(
+            run_dir,
+            judge,
+            judge_options={"base_url": judge_base_url} if judge_base_url else None,
+            repeats=repeats,
+            limit=limit,
+        )
     except CallbenchError as exc:
         _fail(str(exc))
-    for name, block in (("code vs LLM", result["code_vs_llm"]), ("self, task", result["self_agreement"]["task"]),
-                        ("self, conversation", result["self_agreement"]["conversation"]),
-                        ("order, task", result["order_sensitivity"]["task"]),
-                        ("order, conversation", result["order_sensitivity"]["conversation"])):
-        typer.echo(f"{name:22} items {block['items']:4}  agreement {block['rate']}  kappa {block['kappa']}  "
-                   f"disagreements {len(block['disagreements'])}")
+    for name, block in (
+        ("code vs LLM", result["code_vs_llm"]),
+        ("self, task", result["self_agreement"]["task"]),
+        ("self, conversation", result["self_agreement"]["conversation"]),
+        ("order, task", result["order_sensitivity"]["task"]),
+        ("order, conversation", result["order_sensitivity"]["conversation"]),
+    ):
+        typer.echo(
+            f"{name:22} items {block['items']:4}  agreement {block['rate']}  kappa "
+            f"{block['kappa']}  "
+            f"disagreements {len(block['disagreements'])}"
+        )
     typer.echo(f"judge failures: {result['judge_failures']}; details in {path}")
 
 
 @app.command()
 def report(
     run_dir: Path = typer.Argument(..., help="a run folder"),
-    html: Optional[Path] = typer.Option(None, "--html", help="also write a self-contained HTML report with a trace viewer"),
+    html: Path | None = typer.Option(
+        None, "--html", help="also write a self-contained HTML report with a trace viewer"
+    ),
 ) -> None:
     """Rebuild report.json from the run's stored scorecards (and optionally the HTML report)."""
     from rich.console import Console
@@ -285,10 +457,17 @@ def report(
 @app.command()
 def leaderboard(
     paths: list[Path] = typer.Argument(..., help="run folders, report files, or folders of them"),
-    out: Path = typer.Option(..., "--out", help="folder for leaderboard.csv, leaderboard.md and leaderboard.json"),
-    force: bool = typer.Option(False, "--force", help="rank reports with different suites, callers or judges anyway (marked)"),
+    out: Path = typer.Option(
+        ..., "--out", help="folder for leaderboard.csv, leaderboard.md and leaderboard.json"
+    ),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="rank reports with different suites, callers or judges anyway (marked)",
+    ),
 ) -> None:
-    """A ranked table from report files alone, offline and reproducible; refuses to mix unlike runs."""
+    """A ranked table from report files alone, offline and reproducible; refuses to mix unlike
+    runs."""
     from .errors import CallbenchError
     from .reports.leaderboard import build_leaderboard
 
@@ -303,11 +482,14 @@ def leaderboard(
 
 @app.command()
 def compare(
-    first: str = typer.Argument(..., help="a run folder, or a report file (path or path::candidate)"),
+    first: str = typer.Argument(
+        ..., help="a run folder, or a report file (path or path::candidate)"
+    ),
     second: str = typer.Argument(..., help="candidate A (with a run) or the second report"),
-    third: Optional[str] = typer.Argument(None, help="candidate B (with a run)"),
+    third: str | None = typer.Argument(None, help="candidate B (with a run)"),
 ) -> None:
-    """Paired comparison of two candidates on the scenarios both completed: mean difference, interval, wins/losses/ties."""
+    """Paired comparison of two candidates on the scenarios both completed: mean difference,
+    interval, wins/losses/ties."""
     from .errors import CallbenchError
     from .reports.compare import compare as paired
 
@@ -318,15 +500,20 @@ def compare(
     if r["mean_diff"] is None:
         typer.echo(f"{r['a']} vs {r['b']}: no scenario completed by both")
         return
-    typer.echo(f"{r['a']} − {r['b']}: {r['mean_diff']:+.2f} points [{r['low']:+.2f}, {r['high']:+.2f}] over {r['n']} shared scenarios; "
-               f"wins {r['wins']}, losses {r['losses']}, ties {r['ties']}")
+    typer.echo(
+        f"{r['a']} − {r['b']}: {r['mean_diff']:+.2f} points [{r['low']:+.2f}, {r['high']:+.2f}] "
+        f"over {r['n']} shared scenarios; "
+        f"wins {r['wins']}, losses {r['losses']}, ties {r['ties']}"
+    )
 
 
 @app.command()
 def export(
     run_dir: Path = typer.Argument(..., help="a run folder"),
-    jsonl: Optional[Path] = typer.Option(None, "--jsonl", help="every finished trace, one JSON object per line"),
-    parquet: Optional[Path] = typer.Option(None, "--parquet", help="one row per call (needs pyarrow)"),
+    jsonl: Path | None = typer.Option(
+        None, "--jsonl", help="every finished trace, one JSON object per line"
+    ),
+    parquet: Path | None = typer.Option(None, "--parquet", help="one row per call (needs pyarrow)"),
 ) -> None:
     """Export a run's traces from its store."""
     from .errors import CallbenchError
@@ -351,16 +538,21 @@ def export(
         store.close()
 
 
-import_app = typer.Typer(no_args_is_help=True, help="Convert scenarios from other benchmarks into a callbench suite.")
+import_app = typer.Typer(
+    no_args_is_help=True, help="Convert scenarios from other benchmarks into a callbench suite."
+)
 app.add_typer(import_app, name="import")
 
 
 @import_app.command("openvoicecs")
 def import_openvoicecs(
-    file: Path = typer.Argument(..., help="OpenVoiceCS scenarios JSON (a list, or an object with 'scenarios')"),
+    file: Path = typer.Argument(
+        ..., help="OpenVoiceCS scenarios JSON (a list, or an object with 'scenarios')"
+    ),
     out_dir: Path = typer.Argument(..., help="folder to write the suite into"),
 ) -> None:
-    """Convert OpenVoiceCS-Bench scenarios into a state-backend suite; what cannot be converted is listed per scenario."""
+    """Convert OpenVoiceCS-Bench scenarios into a state-backend suite; what cannot be converted is
+    listed per scenario."""
     from .importers import ImportFormatError, convert_openvoicecs
 
     try:
@@ -368,13 +560,20 @@ def import_openvoicecs(
     except ImportFormatError as exc:
         _fail(str(exc))
     for s in report.scenarios:
-        typer.echo(f"{s.id}: {'SKIPPED' if s.skipped else 'converted'} - {len(s.converted)} converted, "
-                   f"{len(s.approximated)} approximated, {len(s.dropped)} dropped")
-    typer.echo(f"{report.converted_count} of {len(report.scenarios)} scenarios -> {out_dir} "
-               f"({len(report.agents)} agents); report: {Path(out_dir) / 'CONVERSION.md'}")
+        typer.echo(
+            f"{s.id}: {'SKIPPED' if s.skipped else 'converted'} - {len(s.converted)} converted, "
+            f"{len(s.approximated)} approximated, {len(s.dropped)} dropped"
+        )
+    typer.echo(
+        f"{report.converted_count} of {len(report.scenarios)} scenarios -> {out_dir} "
+        f"({len(report.agents)} agents); report: {Path(out_dir) / 'CONVERSION.md'}"
+    )
     if report.unsayable:
-        typer.echo(f"{len(report.unsayable)} scenario(s) need an argument value no one ever says (listed in "
-                   f"CONVERSION.md): no agent can be expected to pass them as converted")
+        typer.echo(
+            f"{len(report.unsayable)} scenario(s) need an argument value no one ever says (listed "
+            "in "
+            f"CONVERSION.md): no agent can be expected to pass them as converted"
+        )
 
 
 @app.command()
@@ -395,14 +594,23 @@ def show(trace: Path = typer.Argument(..., help="a trace file written by `callbe
 
 @app.command()
 def schema(
-    kind: Optional[str] = typer.Argument(None, help=f"one of: {', '.join(SCHEMA_KINDS)}; all of them when omitted"),
-    out: Optional[Path] = typer.Option(None, "--out", help="write <kind>.schema.json files into this folder instead"),
+    kind: str | None = typer.Argument(
+        None, help=f"one of: {', '.join(SCHEMA_KINDS)}; all of them when omitted"
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="write <kind>.schema.json files into this folder instead"
+    ),
 ) -> None:
     """Print the JSON Schema of each file kind, for editor autocompletion."""
     from .call import Trace
     from .spec import AgentDefinition, Scenario, SuiteManifest
 
-    models = {"suite": SuiteManifest, "agent": AgentDefinition, "scenario": Scenario, "trace": Trace}
+    models = {
+        "suite": SuiteManifest,
+        "agent": AgentDefinition,
+        "scenario": Scenario,
+        "trace": Trace,
+    }
     if kind is not None and kind not in models:
         _fail(f"unknown kind '{kind}' (one of: {', '.join(SCHEMA_KINDS)})")
     chosen = {kind: models[kind]} if kind else models
@@ -410,7 +618,9 @@ def schema(
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         for name, body in schemas.items():
-            (out / f"{name}.schema.json").write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            (out / f"{name}.schema.json").write_text(
+                json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
             typer.echo(str(out / f"{name}.schema.json"))
         return
     typer.echo(json.dumps(schemas[kind] if kind else schemas, indent=1, ensure_ascii=False))

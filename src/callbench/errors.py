@@ -28,7 +28,8 @@ class Problem:
     message: str
     line: int | None = None
     level: str = "error"
-    """'error' makes a suite unusable; 'warning' limits how it can be run (e.g. not with the scripted caller)."""
+    """'error' makes a suite unusable; 'warning' limits how it can be run (e.g. not with the
+    scripted caller)."""
 
     def __str__(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
@@ -41,7 +42,8 @@ class CallbenchError(Exception):
 
 
 class SuiteError(CallbenchError):
-    """A suite failed to load or validate. `problems` lists every issue found, not just the first."""
+    """A suite failed to load or validate. `problems` lists every issue found, not just the
+    first."""
 
     def __init__(self, problems: list[Problem]):
         self.problems = list(problems)
@@ -66,7 +68,8 @@ class EpisodeError(CallbenchError):
 
 
 class InfrastructureError(EpisodeError):
-    """The harness, a provider or the caller simulator failed: excluded from means, counted as coverage."""
+    """The harness, a provider or the caller simulator failed: excluded from means, counted as
+    coverage."""
 
     failure_class = "infrastructure"
 

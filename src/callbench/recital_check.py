@@ -1,10 +1,13 @@
 """Validation against recital: what a script could earn by saying back its own instructions.
 
-A candidate is given its instructions and tool descriptions, so anything printed there is free to say:
-* a spoken check whose value is printed there (a worked example that uses the caller's own bill total) is
+A candidate is given its instructions and tool descriptions, so anything printed there is free to
+say:
+* a spoken check whose value is printed there (a worked example that uses the caller's own bill
+  total) is
   met by reading the example aloud: an error;
 * a phrase check whose term is printed there: an error;
-* plan steps each with a cue printed in the instructions let a script walk the caller's plan by asking
+* plan steps each with a cue printed in the instructions let a script walk the caller's plan by
+  asking
   about each of their sentences: a warning naming the steps a recital reaches;
 * a cue that answers for two steps makes a natural question confuse the scripted caller: a warning.
 
@@ -31,15 +34,25 @@ def recital_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
         if loaded is None:
             continue
         agent = loaded.definition
-        tool_text = " ".join([t.description for t in agent.tools] + [
-            str(p.get("description", "")) for t in agent.tools for p in (t.parameters.get("properties") or {}).values()
-            if isinstance(p, dict)])
+        tool_text = " ".join(
+            [t.description for t in agent.tools]
+            + [
+                str(p.get("description", ""))
+                for t in agent.tools
+                for p in (t.parameters.get("properties") or {}).values()
+                if isinstance(p, dict)
+            ]
+        )
         printed = loaded.instructions + "\n" + tool_text
 
-        def add(loc: tuple, message: str, level: str = "error") -> None:
+        def add(
+            loc: tuple, message: str, level: str = "error", label: str = label, doc=doc
+        ) -> None:
             from .spec.yamlio import dotted
 
-            out.append(Problem(label, dotted(loc), message, doc.line_of(loc) if doc else None, level))
+            out.append(
+                Problem(label, dotted(loc), message, doc.line_of(loc) if doc else None, level)
+            )
 
         scope = make_scope(sc.caller.knows, sc.backend.hidden)
         for i, check in enumerate(sc.spoken_checks):
@@ -51,32 +64,51 @@ def recital_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
                 continue  # reported by validation
             where = _printed_value(printed, value, check, sc)
             if where:
-                add(("spoken_checks", i, "value"),
-                    f"the value of spoken check '{check.id}' ({value}) is printed in the agent's instructions or tool "
-                    f"descriptions ({where!r}): reading them aloud would earn it; change the example or the figure")
+                add(
+                    ("spoken_checks", i, "value"),
+                    f"the value of spoken check '{check.id}' ({value}) is printed in the agent's "
+                    "instructions or tool "
+                    f"descriptions ({where!r}): reading them aloud would earn it; change the "
+                    "example or the figure",
+                )
         for i, check in enumerate(sc.phrase_checks):
             if check.must != "say":
                 continue
             for k, term in enumerate(check.terms):
                 if find_cue(term, printed):
-                    add(("phrase_checks", i, "terms", k), f"the phrase {term!r} is printed in the agent's instructions "
-                                                          f"or tool descriptions: reading them aloud would earn it")
+                    add(
+                        ("phrase_checks", i, "terms", k),
+                        f"the phrase {term!r} is printed in the agent's instructions "
+                        f"or tool descriptions: reading them aloud would earn it",
+                    )
         walkable = []
         for step in sc.caller.plan[1:]:
-            if not any(find_cue(c, printed) for c in step.cue):  # one printed cue is enough to fire the step
+            if not any(
+                find_cue(c, printed) for c in step.cue
+            ):  # one printed cue is enough to fire the step
                 break
             walkable.append(step.id)
         if len(walkable) >= 3 or (walkable and len(walkable) == len(sc.caller.plan) - 1):
-            add(("caller", "plan"), f"steps {walkable} can be walked by asking about words of the instructions "
-                                    f"(each has a cue printed there): give a step only cues a real answer to this "
-                                    f"caller would use", "warning")
+            add(
+                ("caller", "plan"),
+                f"steps {walkable} can be walked by asking about words of the instructions "
+                f"(each has a cue printed there): give a step only cues a real answer to this "
+                f"caller would use",
+                "warning",
+            )
         for i, step in enumerate(sc.caller.plan):
             for k, cue in enumerate(step.cue):
-                for other in sc.caller.plan[i + 1:]:
-                    if sorted(other.cue) != sorted(step.cue) and any(find_cue(cue, o) or find_cue(o, cue) for o in other.cue):
-                        add(("caller", "plan", i, "cue", k), f"cue {cue!r} of step '{step.id}' also answers for step "
-                                                             f"'{other.id}': asking for one would confuse the scripted "
-                                                             f"caller", "warning")
+                for other in sc.caller.plan[i + 1 :]:
+                    if sorted(other.cue) != sorted(step.cue) and any(
+                        find_cue(cue, o) or find_cue(o, cue) for o in other.cue
+                    ):
+                        add(
+                            ("caller", "plan", i, "cue", k),
+                            f"cue {cue!r} of step '{step.id}' also answers for step "
+                            f"'{other.id}': asking for one would confuse the scripted "
+                            f"caller",
+                            "warning",
+                        )
     return out
 
 
@@ -87,8 +119,16 @@ def _printed_value(printed: str, value, check, sc) -> str | None:
 
     page = SimpleNamespace(messages=[SimpleNamespace(index=0, role="candidate", text=printed)])
     try:
-        finding = stated(page, value, check.kind, tolerance=check.tolerance, unit=check.unit, window=Window(),  # type: ignore[arg-type]
-                         language=sc.language, today=sc.caller.datetime.date())
+        finding = stated(
+            page,
+            value,
+            check.kind,
+            tolerance=check.tolerance,
+            unit=check.unit,
+            window=Window(),  # type: ignore[arg-type]
+            language=sc.language,
+            today=sc.caller.datetime.date(),
+        )
     except ValueError:
         return None
     if not finding.found:

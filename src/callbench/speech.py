@@ -1,7 +1,10 @@
-"""What a person on the phone can follow: sentences, questions and requests, and how long a turn may run.
+"""What a person on the phone can follow: sentences, questions and requests, and how long a turn may
+run.
 
-Shared by the scripted caller (which answers only what the agent's turn ends by asking) and by the graders
-(which take a spoken value, a refusal or a read-back as evidence only from a turn a person could follow).
+Shared by the scripted caller (which answers only what the agent's turn ends by asking) and by the
+graders
+(which take a spoken value, a refusal or a read-back as evidence only from a turn a person could
+follow).
 A leaf module: it imports only `text`.
 """
 
@@ -14,28 +17,68 @@ from .text import word_count as _word_count
 
 SENTENCE_END = re.compile(r"(?<=[.?!।॥？！])\s+|\n+")
 ASK_MARKERS = {
-    "en": ["please", "could you", "can you", "would you", "will you", "tell me", "give me", "let me know",
-           "may i have", "can i have", "read me", "spell it", "i'll need your", "i will need your", "i need your"],
+    "en": [
+        "please",
+        "could you",
+        "can you",
+        "would you",
+        "will you",
+        "tell me",
+        "give me",
+        "let me know",
+        "may i have",
+        "can i have",
+        "read me",
+        "spell it",
+        "i'll need your",
+        "i will need your",
+        "i need your",
+    ],
     "hi": ["कृपया", "बताइए", "बताइये", "बताएं", "बताएँ", "बताओ", "दीजिए", "दीजिये", "बोलिए", "बोलिये"],
     "gu": ["કૃપા કરી", "મહેરબાની", "કહો", "કહેશો", "આપો", "આપશો", "જણાવો", "જણાવશો", "બોલો"],
     "mr": ["कृपया", "सांगा", "सांगाल", "द्या", "द्याल"],
     "ta": ["தயவுசெய்து", "சொல்லுங்கள்", "சொல்லுங்க", "கொடுங்கள்", "கொடுங்க"],
     "bn": ["অনুগ্রহ করে", "দয়া করে", "বলুন", "বলবেন", "দিন", "দেবেন"],
 }
-"""Request words that make a sentence an ask without a question mark ("Please give me the account number.").
-Questions are recognised by their question mark: a written agent writes one, and a wh-word alone ("What I
+"""Request words that make a sentence an ask without a question mark ("Please give me the account
+number.").
+Questions are recognised by their question mark: a written agent writes one, and a wh-word alone
+("What I
 can do is...") does not make a question."""
 
 SHORT_TAIL = 4
-"""A sentence this short after the ask ("Thanks.", "Take your time.") does not take the end of the turn from it."""
+"""A sentence this short after the ask ("Thanks.", "Take your time.") does not take the end of the
+turn from it."""
 
 
 def word_count(text: str) -> int:
     return _word_count(text)
 
 
-ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "st", "no", "vs", "jr", "sr", "prof", "mt", "ft", "approx", "etc", "a.m", "p.m",
-                 "e.g", "i.e", "ave", "rd", "apt", "dept"}
+ABBREVIATIONS = {
+    "dr",
+    "mr",
+    "mrs",
+    "ms",
+    "st",
+    "no",
+    "vs",
+    "jr",
+    "sr",
+    "prof",
+    "mt",
+    "ft",
+    "approx",
+    "etc",
+    "a.m",
+    "p.m",
+    "e.g",
+    "i.e",
+    "ave",
+    "rd",
+    "apt",
+    "dept",
+}
 """Words whose full stop does not end a sentence ("with Dr. Lindqvist?")."""
 
 
@@ -44,7 +87,7 @@ def sentences(text: str) -> list[str]:
     start = 0
     text = text.strip()
     for m in SENTENCE_END.finditer(text):
-        before = text[start:m.start()]
+        before = text[start : m.start()]
         last = before.rsplit(None, 1)[-1] if before.split() else ""
         if last.endswith(".") and last[:-1].casefold().lstrip("(\"'") in ABBREVIATIONS:
             continue  # an abbreviation, not the end of the sentence
@@ -64,7 +107,8 @@ def is_ask(sentence: str, language: str) -> bool:
 
 
 def closing_ask(turn: str, language: str) -> str | None:
-    """The question or request that ends a turn: its last sentence, or the one before a short courtesy."""
+    """The question or request that ends a turn: its last sentence, or the one before a short
+    courtesy."""
     parts = sentences(turn)
     if not parts:
         return None
@@ -84,7 +128,8 @@ def figure_count(text: str) -> int:
 
 
 def followable(turn: str, limit: int, figures: int | None = None) -> bool:
-    """No longer than `limit` words and, when `figures` is given, holding no more than that many figures: a
+    """No longer than `limit` words and, when `figures` is given, holding no more than that many
+    figures: a
     person follows a few amounts read out, not a dump of every value a tool returned."""
     return word_count(turn) <= limit and (figures is None or figure_count(turn) <= figures)
 
@@ -97,5 +142,14 @@ def same_sentence(text: str, first: list[str], second: list[str]) -> str | None:
     return None
 
 
-__all__ = ["ASK_MARKERS", "closing_ask", "figure_count", "fold", "followable", "is_ask", "same_sentence", "sentences",
-           "word_count"]
+__all__ = [
+    "ASK_MARKERS",
+    "closing_ask",
+    "figure_count",
+    "fold",
+    "followable",
+    "is_ask",
+    "same_sentence",
+    "sentences",
+    "word_count",
+]

@@ -11,10 +11,13 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-
-_UNSAFE = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]")
-"""What outside text may not carry into a trace: lone UTF-16 surrogates (half an emoji; no JSON encoder can
-write them out as UTF-8), control characters other than tab and newlines (terminal escapes), and bidirectional
+_UNSAFE = re.compile(
+    "[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]"
+)
+"""What outside text may not carry into a trace: lone UTF-16 surrogates (half an emoji; no JSON
+encoder can
+write them out as UTF-8), control characters other than tab and newlines (terminal escapes), and
+bidirectional
 embeddings, overrides and isolates (text that displays in another order than it reads)."""
 
 
@@ -25,7 +28,8 @@ def clean(text: str) -> tuple[str, bool]:
 
 
 def clean_json(value):
-    """Every string in a parsed JSON value cleaned (a JSON "\\ud83d" escape decodes to a lone surrogate)."""
+    """Every string in a parsed JSON value cleaned (a JSON "\\ud83d" escape decodes to a lone
+    surrogate)."""
     if isinstance(value, str):
         return clean(value)[0]
     if isinstance(value, dict):
@@ -60,7 +64,8 @@ def words(text: str) -> Iterator[tuple[int, int, str]]:
 
 _MARKS = "".join(chr(c) for c in range(0x0300, 0x10000) if unicodedata.category(chr(c))[0] == "M")
 _WORD_RUN = re.compile("(?:(?!_)[\\w" + re.escape(_MARKS) + "])+")
-"""A run of letters, marks and digits (as `is_word_char` decides), found by the regex engine for long texts."""
+"""A run of letters, marks and digits (as `is_word_char` decides), found by the regex engine for
+long texts."""
 
 
 def word_count(text: str) -> int:
@@ -69,7 +74,8 @@ def word_count(text: str) -> int:
 
 
 def cue_finder(cues: list[str]):
-    """A predicate over an already folded text: does one of `cues` start a word in it? For checking many cues
+    """A predicate over an already folded text: does one of `cues` start a word in it? For checking
+    many cues
     against one text (the scripted caller's pending steps) without folding the text once per cue."""
     needles = [n for n in (fold(c).strip() for c in cues) if n]
 
@@ -90,7 +96,8 @@ def letter_count(word: str) -> int:
 
 
 def find_cue(cue: str, text: str) -> bool:
-    """True when `cue` starts a word in `text` (case- and script-aware; inflected endings allowed)."""
+    """True when `cue` starts a word in `text` (case- and script-aware; inflected endings
+    allowed)."""
     needle, hay = fold(cue).strip(), fold(text)
     if not needle:
         return False
@@ -120,11 +127,15 @@ def script_of(text: str) -> str | None:
 
 
 def graphemes(word: str) -> list[str]:
-    """Split a word into user-perceived characters: a base letter with its marks, and Indic conjuncts
-    (consonant + virama + consonant) kept whole, so removing one never leaves a dangling vowel sign."""
+    """Split a word into user-perceived characters: a base letter with its marks, and Indic
+    conjuncts
+    (consonant + virama + consonant) kept whole, so removing one never leaves a dangling vowel
+    sign."""
     clusters: list[str] = []
     for ch in word:
-        joins = clusters and (unicodedata.category(ch)[0] == "M" or ch == "\u200d" or clusters[-1].endswith(VIRAMAS))
+        joins = clusters and (
+            unicodedata.category(ch)[0] == "M" or ch == "\u200d" or clusters[-1].endswith(VIRAMAS)
+        )
         if joins:
             clusters[-1] += ch
         else:
@@ -132,4 +143,6 @@ def graphemes(word: str) -> list[str]:
     return clusters
 
 
-VIRAMAS = tuple(ch for ch in map(chr, range(0x0900, 0x0DFF)) if unicodedata.name(ch, "").endswith("SIGN VIRAMA"))
+VIRAMAS = tuple(
+    ch for ch in map(chr, range(0x0900, 0x0DFF)) if unicodedata.name(ch, "").endswith("SIGN VIRAMA")
+)

@@ -1,9 +1,12 @@
 """Blocking work that must not hold a sweep hostage.
 
 `asyncio.to_thread` runs work on the event loop's default executor, and `asyncio.run` waits for that
-executor's threads before it returns: one agent stuck in a blocking call would keep the whole sweep from
-finishing long after its deadline fired. Here each piece of work gets its own daemon thread instead; when the
-awaiting call gives up (a deadline), the thread is abandoned and can no longer delay the run or the exit.
+executor's threads before it returns: one agent stuck in a blocking call would keep the whole sweep
+from
+finishing long after its deadline fired. Here each piece of work gets its own daemon thread instead;
+when the
+awaiting call gives up (a deadline), the thread is abandoned and can no longer delay the run or the
+exit.
 """
 
 from __future__ import annotations
@@ -34,5 +37,7 @@ async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
         except RuntimeError:
             pass  # the loop is gone: nobody is waiting any more
 
-    threading.Thread(target=work, name=f"callbench-{getattr(fn, '__name__', 'work')}", daemon=True).start()
+    threading.Thread(
+        target=work, name=f"callbench-{getattr(fn, '__name__', 'work')}", daemon=True
+    ).start()
     return await future

@@ -13,7 +13,8 @@ NO_MORE_ENTRIES = {"status": "error", "message": "this request cannot be process
 
 
 class QueueBackend:
-    """Matching arguments get `respond`; a mismatch or unparseable call gets `mismatch`; past the queue, the default.
+    """Matching arguments get `respond`; a mismatch or unparseable call gets `mismatch`; past the
+    queue, the default.
 
     Every call consumes its queue position whether or not it matched, so the
     backend's answer depends only on what the candidate sent, in order: the
@@ -34,7 +35,9 @@ class QueueBackend:
         queue = self.spec.queues.get(name, [])
         if j >= len(queue):
             default = self.spec.defaults.get(name, NO_MORE_ENTRIES)
-            return ToolOutcome(result=copy.deepcopy(self._resolve(default)), source="default", queue_position=j)
+            return ToolOutcome(
+                result=copy.deepcopy(self._resolve(default)), source="default", queue_position=j
+            )
         entry = queue[j]
         results = evaluate_args(entry.expect, arguments, resolve=self._resolve)
         matched = arguments is not None and all(r.ok for r in results)
@@ -48,7 +51,8 @@ class QueueBackend:
 
 
 def build_backend(spec: Any, knows: dict[str, Any], tools: list | None = None, today: Any = None):
-    """The backend for a scenario's `backend:` block; `tools` (the agent's) give the state backend the
+    """The backend for a scenario's `backend:` block; `tools` (the agent's) give the state backend
+    the
     parameter schemas it enforces. Queue backends answer by their authored matchers instead."""
     if isinstance(spec, QueueBackendSpec):
         return QueueBackend(spec, knows)

@@ -10,10 +10,12 @@ from a stored trace.
 
 Answers that are not a success have one typed shape, so a grader and a reader
 can tell a refusal from an outage without parsing prose:
-  {"status": "refused", "reason": "precondition_failed" | "missing_argument" | "invalid_argument", ...}
+  {"status": "refused", "reason": "precondition_failed" | "missing_argument" | "invalid_argument",
+  ...}
   {"status": "not_found", "reason": "not_found", "read": <read name>}
   {"status": "error", "reason": "timeout" | "outage" | "rate_limited" | "error" | "effect_failed"
-                                | "invalid_arguments" | "unsupported", "retryable": bool, "message": ...}
+                                | "invalid_arguments" | "unsupported", "retryable": bool, "message":
+                                ...}
 """
 
 from __future__ import annotations
@@ -34,12 +36,26 @@ from ..call.trace import Trace, backend_events
 from ..call.types import ToolOutcome
 from ..spec import MatchResult, evaluate, make_scope
 from ..spec.matchers import MISSING
-from ..spec.state import (DATE_REF, ID_REF, IdFormat, InjectedFailure, StateBackendSpec, StateTool, get_path, interpolate,
-                          placeholders, split_path)
+from ..spec.state import (
+    DATE_REF,
+    ID_REF,
+    IdFormat,
+    InjectedFailure,
+    StateBackendSpec,
+    StateTool,
+    get_path,
+    interpolate,
+    placeholders,
+    split_path,
+)
 from ..spec.templates import lookup
 
-FAILURE_MESSAGES = {"timeout": "the request timed out", "outage": "the service is temporarily unavailable",
-                    "rate_limited": "too many requests, try again shortly", "error": "the request failed"}
+FAILURE_MESSAGES = {
+    "timeout": "the request timed out",
+    "outage": "the service is temporarily unavailable",
+    "rate_limited": "too many requests, try again shortly",
+    "error": "the request failed",
+}
 
 
 def canonical(value: Any) -> str:
@@ -63,7 +79,9 @@ def _refused(reason: str, **extra: Any) -> _Stop:
 
 
 def _error(reason: str, message: str, retryable: bool = False, source: str = "error") -> _Stop:
-    return _Stop({"status": "error", "reason": reason, "retryable": retryable, "message": message}, source)
+    return _Stop(
+        {"status": "error", "reason": reason, "retryable": retryable, "message": message}, source
+    )
 
 
 def _is_number(v: Any) -> bool:
@@ -80,7 +98,7 @@ def _add(a: int | float, b: int | float) -> int | float:
 class _Call:
     """The references of one call: its arguments, the templates, and the ids it generated."""
 
-    def __init__(self, backend: "StateBackend", arguments: Mapping[str, Any]):
+    def __init__(self, backend: StateBackend, arguments: Mapping[str, Any]):
         self.backend, self.arguments = backend, arguments
         self.ids: dict[str, str] = {}
 
@@ -90,7 +108,10 @@ class _Call:
         d = DATE_REF.match(ref)
         if d:
             if self.backend.today is None:
-                raise _error("unsupported", "this world was built without the call's date, which {date:N} needs")
+                raise _error(
+                    "unsupported",
+                    "this world was built without the call's date, which {date:N} needs",
+                )
             return (self.backend.today + dt.timedelta(days=int(d.group(1)))).isoformat()
         m = ID_REF.match(ref)
         if m:
@@ -110,10 +131,19 @@ class _Call:
         return [str(interpolate(seg, self._key)) for seg in split_path(template)]
 
     def _key(self, ref: str, is_template: bool) -> Any:
-        """A reference inside a path must name one key: a string or a whole number, never an object."""
+        """A reference inside a path must name one key: a string or a whole number, never an
+        object."""
         v = self.fill(ref, is_template)
-        if isinstance(v, bool) or not isinstance(v, (str, int)) or (isinstance(v, str) and not v.strip()):
-            raise _refused("invalid_argument", argument=ref, message=f"{ref} must be a non-empty string or an integer")
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (str, int))
+            or (isinstance(v, str) and not v.strip())
+        ):
+            raise _refused(
+                "invalid_argument",
+                argument=ref,
+                message=f"{ref} must be a non-empty string or an integer",
+            )
         return v
 
 
@@ -130,18 +160,29 @@ class ReplayReport:
 class StateBackend:
     """Answers tool calls from a JSON state declared in the scenario (see the module docstring)."""
 
-    def __init__(self, spec: StateBackendSpec, knows: Mapping[str, Any], schemas: Mapping[str, Any] | None = None,
-                 today: dt.date | None = None):
-        """`schemas`: the agent's tool parameter schemas. A call that breaks its tool's schema (a negative
-        quantity where the minimum is 1, a value outside an enum) is refused before it can touch the world,
+    def __init__(
+        self,
+        spec: StateBackendSpec,
+        knows: Mapping[str, Any],
+        schemas: Mapping[str, Any] | None = None,
+        today: dt.date | None = None,
+    ):
+        """`schemas`: the agent's tool parameter schemas. A call that breaks its tool's schema (a
+        negative
+        quantity where the minimum is 1, a value outside an enum) is refused before it can touch the
+        world,
         as a real service would refuse it. `today`: the call's date, for `{date:N}` references."""
         self.today = today
         from jsonschema import Draft202012Validator
 
-        self.validators = {name: Draft202012Validator(schema) for name, schema in (schemas or {}).items()}
+        self.validators = {
+            name: Draft202012Validator(schema) for name, schema in (schemas or {}).items()
+        }
         self.spec = spec
         self.scope = make_scope(knows, spec.hidden)
-        self.state: dict[str, Any] = interpolate(copy.deepcopy(spec.initial), lambda r, t: lookup(r, self.scope))
+        self.state: dict[str, Any] = interpolate(
+            copy.deepcopy(spec.initial), lambda r, t: lookup(r, self.scope)
+        )
         self.initial_sha256 = digest(self.state)
         self.ledger: list[dict[str, Any]] = []
         self.calls = 0
@@ -165,26 +206,52 @@ class StateBackend:
         self.per_tool[name] += 1
         tool = self.spec.tools.get(name)
         if arguments is None:
-            return _outcome(_error("invalid_arguments", "the arguments could not be read as a JSON object",
-                                   True, "invalid_arguments"))
+            return _outcome(
+                _error(
+                    "invalid_arguments",
+                    "the arguments could not be read as a JSON object",
+                    True,
+                    "invalid_arguments",
+                )
+            )
         if tool is None:
             return _outcome(_error("unsupported", f"{name} is not available", False, "unsupported"))
         if tool.unavailable:
-            return ToolOutcome(result={"status": "error", "reason": "unavailable",
-                                       "message": f"{name} does not exist on this call"}, source="unavailable")
+            return ToolOutcome(
+                result={
+                    "status": "error",
+                    "reason": "unavailable",
+                    "message": f"{name} does not exist on this call",
+                },
+                source="unavailable",
+            )
         arguments = {**tool.defaults, **arguments}
         validator = self.validators.get(name)
         if validator is not None:
             errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
             if errors:
                 self.refused[name] += 1
-                return ToolOutcome(result={"status": "refused", "reason": "invalid_arguments",
-                                           "errors": [f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
-                                                      for e in errors[:3]]}, source="invalid_arguments")
+                return ToolOutcome(
+                    result={
+                        "status": "refused",
+                        "reason": "invalid_arguments",
+                        "errors": [
+                            f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
+                            for e in errors[:3]
+                        ],
+                    },
+                    source="invalid_arguments",
+                )
         if tool.lock_after is not None and self.refused[name] >= tool.lock_after:
-            return ToolOutcome(result={"status": "refused", "reason": "locked",
-                                       "message": f"locked after {tool.lock_after} failed attempts; no more attempts "
-                                                  f"are possible on this call"}, source="locked")
+            return ToolOutcome(
+                result={
+                    "status": "refused",
+                    "reason": "locked",
+                    "message": f"locked after {tool.lock_after} failed attempts; no more attempts "
+                    f"are possible on this call",
+                },
+                source="locked",
+            )
         failure = next((f for f in tool.failures if f.on_call == self.per_tool[name]), None)
         if failure is not None and not failure.applied:
             return _failure(failure)
@@ -207,15 +274,25 @@ class StateBackend:
         self.ledger += [{"call_index": index, "tool": name, **w} for w in writes]
         if failure is not None:
             return _failure(failure, checks)
-        return ToolOutcome(result=copy.deepcopy({**respond, **reads}), source="state", matcher_results=checks)
+        return ToolOutcome(
+            result=copy.deepcopy({**respond, **reads}), source="state", matcher_results=checks
+        )
 
     def snapshot(self) -> dict[str, Any]:
         """What grading needs, copied into the trace at the end of the call."""
-        return {"kind": "state", "initial_sha256": self.initial_sha256, "final_sha256": digest(self.state),
-                "final_state": copy.deepcopy(self.state), "ledger": copy.deepcopy(self.ledger), "calls": self.calls}
+        return {
+            "kind": "state",
+            "initial_sha256": self.initial_sha256,
+            "final_sha256": digest(self.state),
+            "final_state": copy.deepcopy(self.state),
+            "ledger": copy.deepcopy(self.ledger),
+            "calls": self.calls,
+        }
 
     # --- the steps of one call -----------------------------------------------------------------
-    def _preconditions(self, tool: StateTool, work: dict, call: _Call, checks: list[MatchResult]) -> None:
+    def _preconditions(
+        self, tool: StateTool, work: dict, call: _Call, checks: list[MatchResult]
+    ) -> None:
         for pre in tool.preconditions:
             segs = call.segments(pre.path)
             where, actual = ".".join(segs), get_path(work, segs)
@@ -229,25 +306,51 @@ class StateBackend:
                 bound = call.value(bound)
                 if not _is_number(bound):
                     refs = placeholders(getattr(pre, key))
-                    raise _refused("invalid_argument", argument=refs[0] if refs else key, message=f"{key} needs a number")
+                    raise _refused(
+                        "invalid_argument",
+                        argument=refs[0] if refs else key,
+                        message=f"{key} needs a number",
+                    )
                 ok = _is_number(actual) and holds(actual, bound)
-                why = "" if ok else ("not a number" if not _is_number(actual) else f"not {key} {bound}")
-                results.append(MatchResult(path=where, matcher=key, expected=bound, ok=ok, reason=why,
-                                           actual="<missing>" if actual is MISSING else actual))
+                why = (
+                    ""
+                    if ok
+                    else ("not a number" if not _is_number(actual) else f"not {key} {bound}")
+                )
+                results.append(
+                    MatchResult(
+                        path=where,
+                        matcher=key,
+                        expected=bound,
+                        ok=ok,
+                        reason=why,
+                        actual="<missing>" if actual is MISSING else actual,
+                    )
+                )
             checks.extend(results)
             if not all(r.ok for r in results):
                 extra = {"message": pre.message} if pre.message else {}
-                raise _refused("precondition_failed", precondition=pre.reported_as or pre.name, **extra)
+                raise _refused(
+                    "precondition_failed", precondition=pre.reported_as or pre.name, **extra
+                )
 
     def _apply(self, effect, work: dict, call: _Call) -> dict[str, Any]:
         segs = call.segments(effect.path)
         parent = get_path(work, segs[:-1])
-        if isinstance(parent, list) and re.fullmatch(r"-\d+", segs[-1]) and -len(parent) <= int(segs[-1]):
-            segs[-1] = str(len(parent) + int(segs[-1]))  # the ledger names the element, not "the last one"
+        if (
+            isinstance(parent, list)
+            and re.fullmatch(r"-\d+", segs[-1])
+            and -len(parent) <= int(segs[-1])
+        ):
+            segs[-1] = str(
+                len(parent) + int(segs[-1])
+            )  # the ledger names the element, not "the last one"
         where = ".".join(segs)
 
         def fail(why: str) -> _Stop:
-            return _error("effect_failed", f"cannot {effect.op} at {where}: {why}", False, "effect_failed")
+            return _error(
+                "effect_failed", f"cannot {effect.op} at {where}: {why}", False, "effect_failed"
+            )
 
         key = segs[-1]
         target = get_path(work, segs)
@@ -285,12 +388,19 @@ class StateBackend:
         by = call.value(effect.by)  # increment
         if not _is_number(by):
             refs = placeholders(effect.by)
-            raise _refused("invalid_argument", argument=refs[0] if refs else "by", message="the amount must be a number")
+            raise _refused(
+                "invalid_argument",
+                argument=refs[0] if refs else "by",
+                message="the amount must be a number",
+            )
         if not _is_number(target):
             raise fail("the value is not a number")
         by = -by if effect.negate else by
         result = _add(target, by)
-        for name, bound, beyond in (("floor", effect.floor, operator.lt), ("ceiling", effect.ceiling, operator.gt)):
+        for name, bound, beyond in (
+            ("floor", effect.floor, operator.lt),
+            ("ceiling", effect.ceiling, operator.gt),
+        ):
             if bound is None:
                 continue
             limit = call.value(bound)
@@ -299,16 +409,24 @@ class StateBackend:
             if beyond(result, limit):
                 result = limit
         parent[int(key) if isinstance(parent, list) else key] = result
-        return {"op": "increment", "path": where, "value": _add(result, -target)}  # what was really added
+        return {
+            "op": "increment",
+            "path": where,
+            "value": _add(result, -target),
+        }  # what was really added
 
     def _reads(self, tool: StateTool, work: dict, call: _Call) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name, read in tool.reads.items():
             value = get_path(work, call.segments(read.path))
             if read.where and value is not MISSING:
-                def keep(item: Any) -> bool:
+
+                def keep(item: Any, where: dict = read.where) -> bool:
                     return isinstance(item, Mapping) and all(
-                        evaluate(m, item.get(f, MISSING), f, resolve=call.value).ok for f, m in read.where.items())
+                        evaluate(m, item.get(f, MISSING), f, resolve=call.value).ok
+                        for f, m in where.items()
+                    )
+
                 if isinstance(value, dict):
                     value = {k: _project(v, read.fields) for k, v in value.items() if keep(v)}
                 elif isinstance(value, list):
@@ -321,7 +439,9 @@ class StateBackend:
                 value = _project(value, read.fields)
             if value is MISSING:
                 if not read.optional:
-                    raise _Stop({"status": "not_found", "reason": "not_found", "read": name}, "not_found")
+                    raise _Stop(
+                        {"status": "not_found", "reason": "not_found", "read": name}, "not_found"
+                    )
                 value = None
             out[name] = copy.deepcopy(value)
         return out
@@ -338,14 +458,24 @@ def _outcome(stop: _Stop) -> ToolOutcome:
 
 
 def _failure(failure: InjectedFailure, checks: list[MatchResult] | None = None) -> ToolOutcome:
-    result = {"status": "error", "reason": failure.kind, "retryable": failure.retryable,
-              "message": failure.message or FAILURE_MESSAGES[failure.kind]}
+    result = {
+        "status": "error",
+        "reason": failure.kind,
+        "retryable": failure.retryable,
+        "message": failure.message or FAILURE_MESSAGES[failure.kind],
+    }
     return ToolOutcome(result=result, source="injected_failure", matcher_results=list(checks or []))
 
 
-def replay(trace: Trace, spec: StateBackendSpec, knows: Mapping[str, Any],
-           schemas: Mapping[str, Any] | None = None, today: dt.date | None = None) -> ReplayReport:
-    """Feed the trace's backend calls, in order, to a fresh backend and compare every answer, the ledger
+def replay(
+    trace: Trace,
+    spec: StateBackendSpec,
+    knows: Mapping[str, Any],
+    schemas: Mapping[str, Any] | None = None,
+    today: dt.date | None = None,
+) -> ReplayReport:
+    """Feed the trace's backend calls, in order, to a fresh backend and compare every answer, the
+    ledger
     and the final state with what the trace recorded. Any difference is named. Pass the agent's tool
     schemas when the run had them (runs always do)."""
     backend = StateBackend(spec, knows, schemas, today)
@@ -354,20 +484,26 @@ def replay(trace: Trace, spec: StateBackendSpec, knows: Mapping[str, Any],
         outcome = backend.handle(event.name, event.arguments)
         report.calls += 1
         if canonical(outcome.result) != canonical(event.result):
-            report.mismatches.append(f"call {i} ({event.name} at #{event.index}): replay answered "
-                                     f"{canonical(outcome.result)}, the trace has {canonical(event.result)}")
+            report.mismatches.append(
+                f"call {i} ({event.name} at #{event.index}): replay answered "
+                f"{canonical(outcome.result)}, the trace has {canonical(event.result)}"
+            )
     world = trace.world
     if world is None:
         report.mismatches.append("the trace has no world record")
         return report
     if world.initial_sha256 != backend.initial_sha256:
-        report.mismatches.append("the initial state differs from the one the trace was recorded with")
+        report.mismatches.append(
+            "the initial state differs from the one the trace was recorded with"
+        )
     if canonical([e.model_dump() for e in world.ledger]) != canonical(backend.ledger):
         report.mismatches.append("the ledger differs")
     if canonical(world.final_state) != canonical(backend.state):
         report.mismatches.append("the final state differs")
     if world.calls != backend.calls:
-        report.mismatches.append(f"the trace recorded {world.calls} backend calls, replay made {backend.calls}")
+        report.mismatches.append(
+            f"the trace recorded {world.calls} backend calls, replay made {backend.calls}"
+        )
     return report
 
 

@@ -2,14 +2,56 @@
 
 from .channel import TextChannel
 from .episode import EpisodeSetup, parse_arguments, run_episode, success_holds
-from .trace import (TRACE_SCHEMA_VERSION, CallerTurnRecord, ChannelEventRecord, EndRecord, Failure, Message,
-                    SuiteRef, Timings, ToolEvent, Trace, read_trace)
-from .types import CallerUtterance, CandidateStep, ObservedMessage, PublicTurn, ToolCall, ToolOutcome, Usage
+from .trace import (
+    TRACE_SCHEMA_VERSION,
+    CallerTurnRecord,
+    ChannelEventRecord,
+    EndRecord,
+    Failure,
+    Message,
+    SuiteRef,
+    Timings,
+    ToolEvent,
+    Trace,
+    read_trace,
+)
+from .types import (
+    CallerUtterance,
+    CandidateStep,
+    ObservedMessage,
+    PublicTurn,
+    ToolCall,
+    ToolOutcome,
+    Usage,
+)
 from .views import CallerTurnRejected, CallerView, CandidateView, check_utterance
 
 __all__ = [
-    "TRACE_SCHEMA_VERSION", "CallerTurnRecord", "CallerTurnRejected", "CallerUtterance", "CallerView",
-    "CandidateStep", "CandidateView", "ChannelEventRecord", "EndRecord", "EpisodeSetup", "Failure", "Message",
-    "ObservedMessage", "PublicTurn", "SuiteRef", "TextChannel", "Timings", "ToolCall", "ToolEvent", "ToolOutcome",
-    "Trace", "Usage", "check_utterance", "parse_arguments", "read_trace", "run_episode", "success_holds",
+    "TRACE_SCHEMA_VERSION",
+    "CallerTurnRecord",
+    "CallerTurnRejected",
+    "CallerUtterance",
+    "CallerView",
+    "CandidateStep",
+    "CandidateView",
+    "ChannelEventRecord",
+    "EndRecord",
+    "EpisodeSetup",
+    "Failure",
+    "Message",
+    "ObservedMessage",
+    "PublicTurn",
+    "SuiteRef",
+    "TextChannel",
+    "Timings",
+    "ToolCall",
+    "ToolEvent",
+    "ToolOutcome",
+    "Trace",
+    "Usage",
+    "check_utterance",
+    "parse_arguments",
+    "read_trace",
+    "run_episode",
+    "success_holds",
 ]

@@ -23,10 +23,20 @@ from ..spec import LoadedAgent, Scenario, evaluate
 from ..spec.matchers import MISSING, same_value
 from .admission import admit_step, admit_utterance
 from .channel import TextChannel
-from .trace import (CallerTurnRecord, EndRecord, Failure, Message, RoleUsage, SuiteRef, ToolCallRecord,
-                    ToolEvent, Trace, WorldRecord)
-from .views import CallerView, CandidateView, check_utterance
+from .trace import (
+    CallerTurnRecord,
+    EndRecord,
+    Failure,
+    Message,
+    RoleUsage,
+    SuiteRef,
+    ToolCallRecord,
+    ToolEvent,
+    Trace,
+    WorldRecord,
+)
 from .types import ObservedMessage, PublicTurn, ToolCall, ToolOutcome, Usage
+from .views import CallerView, CandidateView, check_utterance
 
 CONCLUDING_MESSAGE = "concluding_message"
 
@@ -51,29 +61,49 @@ class EpisodeSetup:
     max_tool_calls_per_turn: int = 10
     conditions: dict[str, str] = field(default_factory=dict)
     step_timeout_s: float | None = None
-    """the longest the candidate may take over one message (request, tool chain step); None: no limit"""
+    """the longest the candidate may take over one message (request, tool chain step); None: no
+    limit"""
     call_timeout_s: float | None = None
-    """the longest the candidate may take over the whole call, summed over its messages; None: no limit"""
+    """the longest the candidate may take over the whole call, summed over its messages; None: no
+    limit"""
 
 
 class _Episode:
     def __init__(self, setup: EpisodeSetup, candidate, caller, backend, channel: TextChannel):
-        self.setup, self.candidate, self.caller, self.backend, self.channel = setup, candidate, caller, backend, channel
+        self.setup, self.candidate, self.caller, self.backend, self.channel = (
+            setup,
+            candidate,
+            caller,
+            backend,
+            channel,
+        )
         agent = setup.agent.definition
         self.tools = {t.name: t for t in agent.tools}
-        self.trace = Trace(id=setup.trace_id, suite=setup.suite, scenario_id=setup.scenario.id, agent_id=agent.id,
-                           candidate=setup.candidate_name, caller=setup.caller_name, repeat=setup.repeat,
-                           seed=setup.seed, instructions_sha256=setup.agent.instructions_sha256,
-                           conditions=dict(setup.conditions))
+        self.trace = Trace(
+            id=setup.trace_id,
+            suite=setup.suite,
+            scenario_id=setup.scenario.id,
+            agent_id=agent.id,
+            candidate=setup.candidate_name,
+            caller=setup.caller_name,
+            repeat=setup.repeat,
+            seed=setup.seed,
+            instructions_sha256=setup.agent.instructions_sha256,
+            conditions=dict(setup.conditions),
+        )
         self.observed: list[ObservedMessage] = []
         self.public: list[PublicTurn] = []
         self.expressed: list[str] = []
         self.turn = 0
         self.call_counter = 0
         self.candidate_seconds = 0.0
-        self.base_view = CandidateView(instructions=setup.agent.instructions, tools=tuple(agent.tools),
-                                       language=agent.language, direction=agent.direction,
-                                       call_context=dict(setup.scenario.call_context))
+        self.base_view = CandidateView(
+            instructions=setup.agent.instructions,
+            tools=tuple(agent.tools),
+            language=agent.language,
+            direction=agent.direction,
+            call_context=dict(setup.scenario.call_context),
+        )
 
     # --- recording -------------------------------------------------------------------------
     def _message(self, **fields: Any) -> Message:
@@ -92,29 +122,41 @@ class _Episode:
 
     def _end(self, reason: str, detail: str = "") -> None:
         last = len(self.trace.messages) - 1
-        self.trace.end = EndRecord(reason=reason, after_message=last if last >= 0 else None, detail=detail)
+        self.trace.end = EndRecord(
+            reason=reason, after_message=last if last >= 0 else None, detail=detail
+        )
 
     # --- the loop -----------------------------------------------------------------------------
     async def run(self) -> Trace:
         timings = self.trace.timings
-        timings.started_at = dt.datetime.now(dt.timezone.utc).isoformat()
+        timings.started_at = dt.datetime.now(dt.UTC).isoformat()
         started = time.perf_counter()
         try:
             await self._loop()
         except EpisodeError as exc:
-            cls = exc.failure_class if exc.failure_class in ("infrastructure", "model") else "infrastructure"
-            self.trace.failure = Failure(failure_class=cls, kind=type(exc).__name__, detail=str(exc),
-                                         retryable=getattr(exc, "retryable", True))
+            cls = (
+                exc.failure_class
+                if exc.failure_class in ("infrastructure", "model")
+                else "infrastructure"
+            )
+            self.trace.failure = Failure(
+                failure_class=cls,
+                kind=type(exc).__name__,
+                detail=str(exc),
+                retryable=getattr(exc, "retryable", True),
+            )
             if cls == "infrastructure":
                 self.trace.outcome = "excluded"
                 self._end("infrastructure", str(exc))
             else:
                 self._end("model_error", str(exc))
         self.trace.unapplied_channel_events = self.channel.unfired()
-        snapshot = getattr(self.backend, "snapshot", None)  # stateful backends only; graders read it from the trace
+        snapshot = getattr(
+            self.backend, "snapshot", None
+        )  # stateful backends only; graders read it from the trace
         if callable(snapshot):
             self.trace.world = WorldRecord.model_validate(snapshot())
-        timings.finished_at = dt.datetime.now(dt.timezone.utc).isoformat()
+        timings.finished_at = dt.datetime.now(dt.UTC).isoformat()
         timings.wall_seconds = time.perf_counter() - started
         return self.trace
 
@@ -134,14 +176,21 @@ class _Episode:
                 return
 
     async def _caller_turn(self) -> bool:
-        view = CallerView(brief=self.setup.scenario.caller, language=self.setup.scenario.language,
-                                conversation=tuple(self.public), expressed=tuple(self.expressed), turn=self.turn)
+        view = CallerView(
+            brief=self.setup.scenario.caller,
+            language=self.setup.scenario.language,
+            conversation=tuple(self.public),
+            expressed=tuple(self.expressed),
+            turn=self.turn,
+        )
         t0 = time.perf_counter()
         try:
             utterance = await self.caller.respond(view)
         except EpisodeError:
             raise
-        except Exception as exc:  # a crashing simulator is an infrastructure failure, never the candidate's
+        except (
+            Exception
+        ) as exc:  # a crashing simulator is an infrastructure failure, never the candidate's
             raise InfrastructureError(f"caller simulator failed: {type(exc).__name__}") from exc
         self.trace.timings.caller_seconds.append(time.perf_counter() - t0)
         self._usage("caller", utterance.usage)
@@ -150,18 +199,29 @@ class _Episode:
         check_utterance(view, utterance)
         self.expressed.extend(utterance.expressed_steps)
         self.public.append(PublicTurn("caller", utterance.text))
-        fragments, events = self.channel.render(utterance.text, self.turn, utterance.expressed_steps)
+        fragments, events = self.channel.render(
+            utterance.text, self.turn, utterance.expressed_steps
+        )
         indices = []
         for fragment in fragments:
             indices.append(self._message(role="caller", text=fragment, sanitised=sanitised).index)
             self.observed.append(ObservedMessage(role="caller", text=fragment))
-        self.trace.caller_turns.append(CallerTurnRecord(
-            turn=self.turn, intended=utterance.text, observed=fragments, message_indices=indices,
-            expressed_steps=list(utterance.expressed_steps), done=utterance.done, channel_events=events))
+        self.trace.caller_turns.append(
+            CallerTurnRecord(
+                turn=self.turn,
+                intended=utterance.text,
+                observed=fragments,
+                message_indices=indices,
+                expressed_steps=list(utterance.expressed_steps),
+                done=utterance.done,
+                channel_events=events,
+            )
+        )
         return utterance.done
 
     async def _candidate_turn(self) -> bool:
-        """Run the candidate until it stops calling tools; True when a call-ending tool succeeded."""
+        """Run the candidate until it stops calling tools; True when a call-ending tool
+        succeeded."""
         budget = self.setup.max_tool_calls_per_turn
         used = 0
         while True:
@@ -171,25 +231,50 @@ class _Episode:
                 step = await self._within_deadline(self.candidate.step(view))
             except EpisodeError:
                 raise
-            except Exception as exc:  # an adapter bug must not pass for the model's behaviour, nor crash the sweep
-                raise InfrastructureError(f"candidate adapter failed: {type(exc).__name__}") from exc
+            except (
+                Exception
+            ) as exc:  # an adapter bug must not pass for the model's behaviour, nor crash the sweep
+                raise InfrastructureError(
+                    f"candidate adapter failed: {type(exc).__name__}"
+                ) from exc
             elapsed = time.perf_counter() - t0
             self.candidate_seconds += elapsed
             self.trace.timings.candidate_seconds.append(elapsed)
-            admitted = admit_step(step)  # whatever the candidate sent is its own: checked, cleaned, never a crash
+            admitted = admit_step(
+                step
+            )  # whatever the candidate sent is its own: checked, cleaned, never a crash
             step = admitted.step
             self.trace.notes += admitted.notes
             self._usage("candidate", step.usage)
-            calls = [c if c.id else ToolCall(c.name, c.arguments, self._next_call_id()) for c in step.tool_calls]
+            calls = [
+                c if c.id else ToolCall(c.name, c.arguments, self._next_call_id())
+                for c in step.tool_calls
+            ]
             if not step.speech and not calls:
-                if step.error:  # nothing usable came out: the failure is kept, the caller hears silence
-                    self._message(role="candidate", text=None, error=step.error, raw=step.raw,
-                                  sanitised=admitted.sanitised)
+                if (
+                    step.error
+                ):  # nothing usable came out: the failure is kept, the caller hears silence
+                    self._message(
+                        role="candidate",
+                        text=None,
+                        error=step.error,
+                        raw=step.raw,
+                        sanitised=admitted.sanitised,
+                    )
                 return False
-            msg = self._message(role="candidate", text=step.speech or None, error=step.error, raw=step.raw,
-                                tool_calls=[ToolCallRecord(id=c.id, name=c.name, raw_arguments=c.arguments) for c in calls],
-                                sanitised=admitted.sanitised)
-            self.observed.append(ObservedMessage(role="candidate", text=step.speech or None, tool_calls=tuple(calls)))
+            msg = self._message(
+                role="candidate",
+                text=step.speech or None,
+                error=step.error,
+                raw=step.raw,
+                tool_calls=[
+                    ToolCallRecord(id=c.id, name=c.name, raw_arguments=c.arguments) for c in calls
+                ],
+                sanitised=admitted.sanitised,
+            )
+            self.observed.append(
+                ObservedMessage(role="candidate", text=step.speech or None, tool_calls=tuple(calls))
+            )
             if step.speech:
                 self.public.append(PublicTurn("agent", step.speech))
             if not calls:
@@ -198,9 +283,20 @@ class _Episode:
             for call in calls:
                 if used >= budget:
                     limited = True
-                    self._record_tool(msg.index, call, None, None, ToolOutcome(
-                        result={"status": "error", "message": f"tool call limit of {budget} per turn reached"}, source="limit"),
-                        known=call.name in self.tools)
+                    self._record_tool(
+                        msg.index,
+                        call,
+                        None,
+                        None,
+                        ToolOutcome(
+                            result={
+                                "status": "error",
+                                "message": f"tool call limit of {budget} per turn reached",
+                            },
+                            source="limit",
+                        ),
+                        known=call.name in self.tools,
+                    )
                     continue
                 used += 1
                 ended = await self._run_tool(msg.index, call) or ended
@@ -211,7 +307,8 @@ class _Episode:
                 return False
 
     async def _within_deadline(self, pending):
-        """The candidate's answer, or a model error when it blows its per-message or whole-call deadline: an agent
+        """The candidate's answer, or a model error when it blows its per-message or whole-call
+        deadline: an agent
         that never answers (or drips one byte at a time) has failed, and the sweep moves on."""
         bounds = {}
         if self.setup.step_timeout_s is not None:
@@ -223,10 +320,16 @@ class _Episode:
         which = min(bounds, key=bounds.get)
         try:
             return await asyncio.wait_for(pending, timeout=bounds[which])
-        except asyncio.TimeoutError:
-            given = f"{self.setup.step_timeout_s:g} s" if which == "one message" else \
-                f"{self.setup.call_timeout_s:g} s of candidate time, {bounds[which]:.1f} s of it left at this message"
-            raise CandidateTimeout(f"the candidate did not answer within its deadline for {which} ({given})") from None
+        except TimeoutError:
+            given = (
+                f"{self.setup.step_timeout_s:g} s"
+                if which == "one message"
+                else f"{self.setup.call_timeout_s:g} s of candidate time, {bounds[which]:.1f} s of "
+                "it left at this message"
+            )
+            raise CandidateTimeout(
+                f"the candidate did not answer within its deadline for {which} ({given})"
+            ) from None
 
     def _next_call_id(self) -> str:
         self.call_counter += 1
@@ -239,12 +342,20 @@ class _Episode:
         arguments, parse_error = parse_arguments(call.arguments)
         tool = self.tools.get(call.name)
         concluding = None
-        if tool is not None and tool.ends_call and arguments is not None and CONCLUDING_MESSAGE in arguments:
+        if (
+            tool is not None
+            and tool.ends_call
+            and arguments is not None
+            and CONCLUDING_MESSAGE in arguments
+        ):
             arguments = dict(arguments)
             value = arguments.pop(CONCLUDING_MESSAGE)
             concluding = value if isinstance(value, str) and value.strip() else None
         if tool is None:
-            outcome = ToolOutcome(result={"status": "error", "message": f"unknown tool '{call.name}'"}, source="unknown_tool")
+            outcome = ToolOutcome(
+                result={"status": "error", "message": f"unknown tool '{call.name}'"},
+                source="unknown_tool",
+            )
         else:
             t0 = time.perf_counter()
             try:
@@ -252,13 +363,24 @@ class _Episode:
             except EpisodeError:
                 raise
             except Exception as exc:
-                raise InfrastructureError(f"backend failed on {call.name}: {type(exc).__name__}") from exc
+                raise InfrastructureError(
+                    f"backend failed on {call.name}: {type(exc).__name__}"
+                ) from exc
             self.trace.timings.tool_seconds.append(time.perf_counter() - t0)
         success = None
         if tool is not None and tool.ends_call and tool.success is not None:
             success = success_holds(tool.success, outcome.result)
-        event = self._record_tool(call_index, call, arguments, parse_error, outcome, tool is not None,
-                                  bool(tool and tool.ends_call), success, concluding)
+        event = self._record_tool(
+            call_index,
+            call,
+            arguments,
+            parse_error,
+            outcome,
+            tool is not None,
+            bool(tool and tool.ends_call),
+            success,
+            concluding,
+        )
         if outcome.source == "unavailable":  # the world says this tool does not exist on this call
             raise ModelError(f"called {call.name}, which this call does not offer")
         if concluding:
@@ -267,17 +389,42 @@ class _Episode:
             self.public.append(PublicTurn("agent", concluding))
         return event.ended_call
 
-    def _record_tool(self, call_index: int, call: ToolCall, arguments, parse_error, outcome: ToolOutcome,
-                     known: bool = True, ends: bool = False, success: bool | None = None,
-                     concluding: str | None = None) -> ToolEvent:
+    def _record_tool(
+        self,
+        call_index: int,
+        call: ToolCall,
+        arguments,
+        parse_error,
+        outcome: ToolOutcome,
+        known: bool = True,
+        ends: bool = False,
+        success: bool | None = None,
+        concluding: str | None = None,
+    ) -> ToolEvent:
         text = json.dumps(outcome.result, ensure_ascii=False, sort_keys=True)
         msg = self._message(role="tool", text=text, tool_call_id=call.id, tool_name=call.name)
-        self.observed.append(ObservedMessage(role="tool", text=text, tool_call_id=call.id, tool_name=call.name))
-        event = ToolEvent(index=msg.index, call_message_index=call_index, turn=self.turn, call_id=call.id or "",
-                          name=call.name, raw_arguments=call.arguments, arguments=arguments, parse_error=parse_error,
-                          known_tool=known, response_source=outcome.source, queue_position=outcome.queue_position,
-                          matcher_results=outcome.matcher_results, result=outcome.result, ends_call_tool=ends,
-                          success=success, ended_call=bool(success), concluding_message=concluding)
+        self.observed.append(
+            ObservedMessage(role="tool", text=text, tool_call_id=call.id, tool_name=call.name)
+        )
+        event = ToolEvent(
+            index=msg.index,
+            call_message_index=call_index,
+            turn=self.turn,
+            call_id=call.id or "",
+            name=call.name,
+            raw_arguments=call.arguments,
+            arguments=arguments,
+            parse_error=parse_error,
+            known_tool=known,
+            response_source=outcome.source,
+            queue_position=outcome.queue_position,
+            matcher_results=outcome.matcher_results,
+            result=outcome.result,
+            ends_call_tool=ends,
+            success=success,
+            ended_call=bool(success),
+            concluding_message=concluding,
+        )
         self.trace.tool_events.append(event)
         return event
 
@@ -311,6 +458,9 @@ def success_holds(condition, result: Any) -> bool:
     return value is not MISSING and same_value(value, condition.equals)
 
 
-async def run_episode(setup: EpisodeSetup, candidate, caller, backend, channel: TextChannel) -> Trace:
-    """Run one whole call. Infrastructure failures end in an excluded trace, never a half-saved one."""
+async def run_episode(
+    setup: EpisodeSetup, candidate, caller, backend, channel: TextChannel
+) -> Trace:
+    """Run one whole call. Infrastructure failures end in an excluded trace, never a half-saved
+    one."""
     return await _Episode(setup, candidate, caller, backend, channel).run()

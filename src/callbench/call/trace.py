@@ -18,7 +18,8 @@ from ..spec import MatchResult
 
 TRACE_SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)
-"""2 added `Message.sanitised`, `Trace.notes` and `RoleUsage.retries`; version 1 traces read unchanged."""
+"""2 added `Message.sanitised`, `Trace.notes` and `RoleUsage.retries`; version 1 traces read
+unchanged."""
 
 
 class _T(BaseModel):
@@ -36,15 +37,24 @@ class Message(_T):
 
     index: int
     role: Literal["candidate", "caller", "tool"]
-    turn: int = Field(description="the caller turn this message follows (0: before the caller first spoke)")
+    turn: int = Field(
+        description="the caller turn this message follows (0: before the caller first spoke)"
+    )
     text: str | None = None
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     tool_call_id: str | None = None
     tool_name: str | None = None
-    error: str | None = Field(default=None, description="a model-side problem with this candidate message")
-    raw: str | None = Field(default=None, description="the model's raw output, when it could not be understood")
-    sanitised: bool = Field(default=False, description="outside text in this message had lone surrogates, control or "
-                                                       "bidirectional-override characters, replaced by U+FFFD")
+    error: str | None = Field(
+        default=None, description="a model-side problem with this candidate message"
+    )
+    raw: str | None = Field(
+        default=None, description="the model's raw output, when it could not be understood"
+    )
+    sanitised: bool = Field(
+        default=False,
+        description="outside text in this message had lone surrogates, control or "
+        "bidirectional-override characters, replaced by U+FFFD",
+    )
 
 
 class ChannelEventRecord(_T):
@@ -82,27 +92,36 @@ class ToolEvent(_T):
     matcher_results: list[MatchResult] = Field(default_factory=list)
     result: Any = None
     ends_call_tool: bool = False
-    success: bool | None = Field(default=None, description="for call-ending tools: did the result meet the success condition")
+    success: bool | None = Field(
+        default=None, description="for call-ending tools: did the result meet the success condition"
+    )
     ended_call: bool = False
     concluding_message: str | None = None
 
 
-def backend_events(trace: "Trace") -> list[ToolEvent]:
+def backend_events(trace: Trace) -> list[ToolEvent]:
     """The tool events that reached the backend, in order (unknown tools and calls over the per-turn
-    limit never do): position i here is backend call i, as the state ledger's `call_index` counts."""
+    limit never do): position i here is backend call i, as the state ledger's `call_index`
+    counts."""
     return [e for e in trace.tool_events if e.known_tool and e.response_source != "limit"]
 
 
 class LedgerEntry(_T):
-    call_index: int = Field(description="ordinal of the backend call that made the write (see backend_events)")
+    call_index: int = Field(
+        description="ordinal of the backend call that made the write (see backend_events)"
+    )
     tool: str
     op: Literal["set", "merge", "append", "increment", "delete"]
     path: str
-    value: Any = Field(default=None, description="the operand: value set, object merged, item appended, signed increment")
+    value: Any = Field(
+        default=None,
+        description="the operand: value set, object merged, item appended, signed increment",
+    )
 
 
 class WorldRecord(_T):
-    """The end of a stateful world, as the backend reported it, so graders never need the live backend."""
+    """The end of a stateful world, as the backend reported it, so graders never need the live
+    backend."""
 
     kind: str
     initial_sha256: str
@@ -122,7 +141,10 @@ class Failure(_T):
     failure_class: Literal["infrastructure", "model"]
     kind: str
     detail: str = ""
-    retryable: bool = Field(default=True, description="whether running the attempt again could succeed (false for auth errors)")
+    retryable: bool = Field(
+        default=True,
+        description="whether running the attempt again could succeed (false for auth errors)",
+    )
 
 
 class RoleUsage(_T):
@@ -130,7 +152,9 @@ class RoleUsage(_T):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
-    retries: int = Field(default=0, description="requests the model layer repeated after a retryable provider error")
+    retries: int = Field(
+        default=0, description="requests the model layer repeated after a retryable provider error"
+    )
 
 
 class Timings(_T):
@@ -161,22 +185,32 @@ class Trace(_T):
     repeat: int
     seed: int
     instructions_sha256: str
-    conditions: dict[str, str] = Field(default_factory=dict,
-                                       description="the persona and background the suite's casting assigned to this call")
+    conditions: dict[str, str] = Field(
+        default_factory=dict,
+        description="the persona and background the suite's casting assigned to this call",
+    )
     messages: list[Message] = Field(default_factory=list)
     caller_turns: list[CallerTurnRecord] = Field(default_factory=list)
     tool_events: list[ToolEvent] = Field(default_factory=list)
     unapplied_channel_events: list[ChannelEventRecord] = Field(default_factory=list)
     end: EndRecord | None = None
-    world: WorldRecord | None = Field(default=None, description="final state and write ledger of a state backend")
+    world: WorldRecord | None = Field(
+        default=None, description="final state and write ledger of a state backend"
+    )
     outcome: Literal["completed", "excluded"] = "completed"
     failure: Failure | None = None
-    reruns: list[Failure] = Field(default_factory=list,
-                                  description="infrastructure failures of earlier runs of this attempt, each rerun from scratch")
+    reruns: list[Failure] = Field(
+        default_factory=list,
+        description="infrastructure failures of earlier runs of this attempt, each rerun from "
+        "scratch",
+    )
     usage: dict[str, RoleUsage] = Field(default_factory=dict)
     timings: Timings = Field(default_factory=Timings)
-    notes: list[str] = Field(default_factory=list, description="what the harness repaired or ignored in what an outside "
-                                                               "party sent (characters replaced, usage out of contract)")
+    notes: list[str] = Field(
+        default_factory=list,
+        description="what the harness repaired or ignored in what an outside "
+        "party sent (characters replaced, usage out of contract)",
+    )
 
     def without_timings(self) -> dict[str, Any]:
         """The part of the trace that must be identical for identical seeds and inputs."""
@@ -200,7 +234,10 @@ def read_trace(path: str | Path) -> Trace:
         raise TraceError(f"{path}: not a readable JSON trace ({exc.__class__.__name__})") from None
     version = data.get("schema_version") if isinstance(data, dict) else None
     if version not in READABLE_VERSIONS:
-        raise TraceError(f"{path}: schema_version {version!r} is not supported (expected one of {READABLE_VERSIONS})")
+        raise TraceError(
+            f"{path}: schema_version {version!r} is not supported (expected one of "
+            f"{READABLE_VERSIONS})"
+        )
     try:
         return Trace.model_validate(data)
     except ValidationError as exc:

@@ -14,7 +14,8 @@ from ..spec import MatchResult
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """A tool call as a candidate emitted it: arguments stay raw text until the engine parses them."""
+    """A tool call as a candidate emitted it: arguments stay raw text until the engine parses
+    them."""
 
     name: str
     arguments: str
@@ -27,7 +28,8 @@ class Usage:
     completion_tokens: int = 0
     cached_tokens: int = 0
     retries: int = 0
-    """provider requests the model layer repeated after a retryable failure (tokens count the answer kept)"""
+    """provider requests the model layer repeated after a retryable failure (tokens count the answer
+    kept)"""
 
     @property
     def total(self) -> int:
@@ -42,11 +44,14 @@ class CandidateStep:
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage | None = None
     error: str | None = None
-    """a model-side problem with this message (e.g. an action the JSON loop could not parse); recorded, scored"""
+    """a model-side problem with this message (e.g. an action the JSON loop could not parse);
+    recorded, scored"""
     raw: str | None = None
-    """the model's raw output when it differs from what was understood (kept for the trace reader)"""
+    """the model's raw output when it differs from what was understood (kept for the trace
+    reader)"""
     notes: tuple[str, ...] = ()
-    """what the adapter ignored in the answer without it being a mistake of the agent's (usage out of contract)"""
+    """what the adapter ignored in the answer without it being a mistake of the agent's (usage out
+    of contract)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +74,8 @@ class CallerUtterance:
     done: bool = False
     usage: Usage | None = None
     notes: tuple[str, ...] = ()
-    """what the simulator's model layer ignored or repaired in its provider's answers (kept in the trace)"""
+    """what the simulator's model layer ignored or repaired in its provider's answers (kept in the
+    trace)"""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,8 @@ class CandidateView:
         return bool(self.messages) and self.messages[-1].role == "tool"
 
     def system_prompt(self) -> str:
-        """The instructions first and unchanged (a stable prefix for provider prompt caching), then the call context."""
+        """The instructions first and unchanged (a stable prefix for provider prompt caching), then
+        the call context."""
         if not self.call_context:
             return self.instructions
         context = "\n".join(f"- {k}: {v}" for k, v in self.call_context.items())
@@ -65,19 +66,23 @@ BRIEF_FIELDS = ("does_not_know", "expressed_steps", "caller.knows", "${")
 
 
 def leaked_field(view: CallerView, text: str) -> str | None:
-    """An internal name that a person would never say: a plan step id or fact key written with _ or -,
+    """An internal name that a person would never say: a plan step id or fact key written with _ or
+    -,
     a brief field name, or JSON braces. Returns the offending token, or None."""
     if "{" in text or "}" in text:
         return "{"
     names = [s.id for s in view.brief.plan] + list(view.brief.knows)
     for name in names:
-        if ("_" in name or "-" in name) and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text):
+        if ("_" in name or "-" in name) and re.search(
+            rf"(?<![\w-]){re.escape(name)}(?![\w-])", text
+        ):
             return name
     return next((f for f in BRIEF_FIELDS if f in text), None)
 
 
 def check_utterance(view: CallerView, utterance: CallerUtterance) -> None:
-    """Reject empty turns, leaked internal names, and plan steps expressed out of order, twice, or several at once."""
+    """Reject empty turns, leaked internal names, and plan steps expressed out of order, twice, or
+    several at once."""
     if not utterance.text.strip():
         raise CallerTurnRejected("caller turn is empty")
     leak = leaked_field(view, utterance.text)
@@ -85,7 +90,9 @@ def check_utterance(view: CallerView, utterance: CallerUtterance) -> None:
         raise CallerTurnRejected(f"caller speech leaks the internal name '{leak}'")
     steps = list(utterance.expressed_steps)
     if len(steps) > 1:
-        raise CallerTurnRejected(f"caller expressed {len(steps)} plan steps in one turn; at most one is allowed")
+        raise CallerTurnRejected(
+            f"caller expressed {len(steps)} plan steps in one turn; at most one is allowed"
+        )
     if steps:
         plan = [s.id for s in view.brief.plan]
         step = steps[0]
@@ -95,6 +102,6 @@ def check_utterance(view: CallerView, utterance: CallerUtterance) -> None:
             raise CallerTurnRejected(f"caller expressed unknown plan step '{step}'")
         expected = plan[len(view.expressed)] if len(view.expressed) < len(plan) else None
         if step != expected:
-            raise CallerTurnRejected(f"caller expressed plan step '{step}' out of order (next is '{expected}')")
-
-
+            raise CallerTurnRejected(
+                f"caller expressed plan step '{step}' out of order (next is '{expected}')"
+            )

@@ -4,6 +4,12 @@ from .base import Caller, CallerTurnRejected, CallerView, LineCaller, check_utte
 from .scripted import PATIENCE, ScriptedCaller, ScriptedCallerUnavailable
 
 __all__ = [
-    "PATIENCE", "Caller", "CallerTurnRejected", "CallerView", "LineCaller", "ScriptedCaller",
-    "ScriptedCallerUnavailable", "check_utterance",
+    "PATIENCE",
+    "Caller",
+    "CallerTurnRejected",
+    "CallerView",
+    "LineCaller",
+    "ScriptedCaller",
+    "ScriptedCallerUnavailable",
+    "check_utterance",
 ]

@@ -21,11 +21,14 @@ class Caller(Protocol):
 
 
 class LineCaller:
-    """A fake: says the given lines in order (then idles), expressing nothing. For tests and reference checks."""
+    """A fake: says the given lines in order (then idles), expressing nothing. For tests and
+    reference checks."""
 
     name = "lines"
 
-    def __init__(self, lines: list[str] | None = None, idle: str = "Mm-hm.", hang_up_after: int | None = None):
+    def __init__(
+        self, lines: list[str] | None = None, idle: str = "Mm-hm.", hang_up_after: int | None = None
+    ):
         self.lines = list(lines or [])
         self.idle = idle
         self.hang_up_after = hang_up_after

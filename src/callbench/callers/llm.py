@@ -1,4 +1,5 @@
-"""The LLM caller: a model plays the person, from the brief's fields and the public conversation only.
+"""The LLM caller: a model plays the person, from the brief's fields and the public conversation
+only.
 
 Its prompt is assembled field by field from `CallerBrief` (context, reason,
 knows, does_not_know, plan, persona, datetime) plus the language; it has no
@@ -19,15 +20,25 @@ from ..call.views import CallerTurnRejected, CallerView, check_utterance
 from ..jsontext import find_json_object
 from ..models.base import ChatModel
 
-LANGUAGE_NAMES = {"en": "English", "hi": "Hindi (Devanagari script)", "gu": "Gujarati (Gujarati script)",
-                  "mr": "Marathi (Devanagari script)", "ta": "Tamil (Tamil script)", "bn": "Bengali (Bengali script)"}
+LANGUAGE_NAMES = {
+    "en": "English",
+    "hi": "Hindi (Devanagari script)",
+    "gu": "Gujarati (Gujarati script)",
+    "mr": "Marathi (Devanagari script)",
+    "ta": "Tamil (Tamil script)",
+    "bn": "Bengali (Bengali script)",
+}
 
 RULES = """\
-You are a person on a phone call with a company's agent. You are not an assistant and you never help the agent.
+You are a person on a phone call with a company's agent. You are not an assistant and you never help
+the agent.
 How you talk:
-- Usually one short spoken sentence (2 to 15 words). Answer one question at a time, even if the agent asks several.
-- Say only what a speech recogniser would capture: no markdown, no lists, no emoji; say long numbers in small groups.
-- You may need a moment to find something ("one second, let me check") and that can be your whole turn.
+- Usually one short spoken sentence (2 to 15 words). Answer one question at a time, even if the
+  agent asks several.
+- Say only what a speech recogniser would capture: no markdown, no lists, no emoji; say long numbers
+  in small groups.
+- You may need a moment to find something ("one second, let me check") and that can be your whole
+  turn.
 - You may mention harmless everyday texture (a kettle, traffic), but never invent a business fact.
 - If the agent asks for something that is not in your facts, say you do not know.
 - Never say the names of these instructions' fields or step ids.
@@ -35,8 +46,10 @@ How you talk:
 
 FORMAT = """\
 Reply with exactly one JSON object and nothing else, with three fields:
-"say" holds the words you speak now; "step" holds the id of the plan step this turn newly expresses, or null;
-"done" is true only if you are ending the call now. For example, for a caller whose plan starts with step "greet":
+"say" holds the words you speak now; "step" holds the id of the plan step this turn newly expresses,
+or null;
+"done" is true only if you are ending the call now. For example, for a caller whose plan starts with
+step "greet":
 {"say": "Hi, yes, this is Sam speaking.", "step": "greet", "done": false}
 """
 
@@ -48,25 +61,51 @@ def caller_system_prompt(view: CallerView) -> str:
         lines += ["## Facts you know (give them when asked or when your plan needs them)"]
         lines += [f"- {k}: {v}" for k, v in b.knows.items()] + [""]
     if b.does_not_know:
-        lines += ["## Things you do not know (if asked, say you don't know)"] + [f"- {x}" for x in b.does_not_know] + [""]
-    lines += ["## Your plan, in order",
-              "Express at most one step per turn: only the next one, and only once its trigger has come true."]
-    lines += [f"{i + 1}. [{s.id}] when: {s.trigger} -> you convey: {s.meaning}" for i, s in enumerate(b.plan)] + [""]
+        lines += (
+            ["## Things you do not know (if asked, say you don't know)"]
+            + [f"- {x}" for x in b.does_not_know]
+            + [""]
+        )
+    lines += [
+        "## Your plan, in order",
+        "Express at most one step per turn: only the next one, and only once its trigger has come "
+        "true.",
+    ]
+    lines += [
+        f"{i + 1}. [{s.id}] when: {s.trigger} -> you convey: {s.meaning}"
+        for i, s in enumerate(b.plan)
+    ] + [""]
     p = b.persona
-    lines += ["## Your manner", f"patience {p.patience}, verbosity {p.verbosity}, mood {p.mood}" + (f"; {p.notes}" if p.notes else ""), ""]
-    lines += ["## Language", f"Speak only {LANGUAGE_NAMES.get(view.language, view.language)}, in its native script.", ""]
+    lines += [
+        "## Your manner",
+        f"patience {p.patience}, verbosity {p.verbosity}, mood {p.mood}"
+        + (f"; {p.notes}" if p.notes else ""),
+        "",
+    ]
+    lines += [
+        "## Language",
+        f"Speak only {LANGUAGE_NAMES.get(view.language, view.language)}, in its native script.",
+        "",
+    ]
     lines += ["## Now", f"It is {b.datetime.isoformat()}.", ""]
     done = list(view.expressed)
     nxt = b.plan[len(done)].id if len(done) < len(b.plan) else None
-    lines += ["## Where you are", f"Steps already expressed: {', '.join(done) or 'none'}.",
-              f"The next step you may express: {nxt}." if nxt else
-              "All steps are expressed: close the call politely when the agent is done (set done to true when you say goodbye).", ""]
+    lines += [
+        "## Where you are",
+        f"Steps already expressed: {', '.join(done) or 'none'}.",
+        f"The next step you may express: {nxt}."
+        if nxt
+        else "All steps are expressed: close the call politely when the agent is done (set done to "
+        "true when you say goodbye).",
+        "",
+    ]
     lines += [FORMAT]
     return "\n".join(lines)
 
 
 def caller_messages(view: CallerView, mine: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The public conversation from the caller's side: the agent is 'user', the caller's own JSON turns 'assistant'."""
+    """The public conversation from the caller's side: the agent is 'user', the caller's own JSON
+    turns 'assistant'."""
     out: list[dict[str, Any]] = [{"role": "system", "content": caller_system_prompt(view)}]
     own = iter(mine)
     pending: list[str] = []
@@ -77,8 +116,14 @@ def caller_messages(view: CallerView, mine: list[dict[str, Any]]) -> list[dict[s
         out.append({"role": "user", "content": " ".join(pending) or "(silence)"})
         pending = []
         previous = next(own, None)
-        out.append({"role": "assistant", "content": json.dumps(previous or {"say": line.text, "step": None, "done": False},
-                                                               ensure_ascii=False)})
+        out.append(
+            {
+                "role": "assistant",
+                "content": json.dumps(
+                    previous or {"say": line.text, "step": None, "done": False}, ensure_ascii=False
+                ),
+            }
+        )
     out.append({"role": "user", "content": " ".join(pending) or "(the agent is silent)"})
     return out
 
@@ -88,22 +133,41 @@ def parse_turn(text: str) -> CallerUtterance:
     if obj is None:
         raise CallerTurnRejected("caller reply is not the JSON turn object")
     step = obj.get("step")
-    steps = (step,) if isinstance(step, str) and step and step.lower() not in ("null", "none") else ()
-    return CallerUtterance(text=str(obj.get("say") or "").strip(), expressed_steps=steps, done=bool(obj.get("done")))
+    steps = (
+        (step,) if isinstance(step, str) and step and step.lower() not in ("null", "none") else ()
+    )
+    return CallerUtterance(
+        text=str(obj.get("say") or "").strip(), expressed_steps=steps, done=bool(obj.get("done"))
+    )
 
 
 def turn_schema(view: CallerView) -> dict[str, Any]:
-    """The shape of a turn, for endpoints that enforce schemas: only the next step (or none) can be named."""
-    nxt = view.brief.plan[len(view.expressed)].id if len(view.expressed) < len(view.brief.plan) else None
-    return {"type": "object", "required": ["say", "step", "done"], "additionalProperties": False,
-            "properties": {"say": {"type": "string", "minLength": 1}, "step": {"enum": [nxt, None] if nxt else [None]},
-                           "done": {"type": "boolean"}}}
+    """The shape of a turn, for endpoints that enforce schemas: only the next step (or none) can be
+    named."""
+    nxt = (
+        view.brief.plan[len(view.expressed)].id
+        if len(view.expressed) < len(view.brief.plan)
+        else None
+    )
+    return {
+        "type": "object",
+        "required": ["say", "step", "done"],
+        "additionalProperties": False,
+        "properties": {
+            "say": {"type": "string", "minLength": 1},
+            "step": {"enum": [nxt, None] if nxt else [None]},
+            "done": {"type": "boolean"},
+        },
+    }
 
 
 class LLMCaller:
-    def __init__(self, model: ChatModel, name: str | None = None, attempts: int = 2, json_mode: bool = False):
+    def __init__(
+        self, model: ChatModel, name: str | None = None, attempts: int = 2, json_mode: bool = False
+    ):
         self.model = model
-        self.json_mode = json_mode  # also send the turn schema (for endpoints that enforce it, like the local model)
+        # also send the turn schema (for endpoints that enforce it, like the local model)
+        self.json_mode = json_mode
         self.name = name or model.name
         self.attempts = attempts
         self.turns: list[dict[str, Any]] = []
@@ -113,21 +177,41 @@ class LLMCaller:
         usage, notes = Usage(), ()
         reason = ""
         for _ in range(self.attempts):
-            response = await self.model.complete(messages, None, json_mode=self.json_mode,
-                                                 json_schema=turn_schema(view) if self.json_mode else None)
-            usage = Usage(usage.prompt_tokens + response.usage.prompt_tokens,
-                          usage.completion_tokens + response.usage.completion_tokens,
-                          usage.cached_tokens + response.usage.cached_tokens, usage.retries + response.retries)
+            response = await self.model.complete(
+                messages,
+                None,
+                json_mode=self.json_mode,
+                json_schema=turn_schema(view) if self.json_mode else None,
+            )
+            usage = Usage(
+                usage.prompt_tokens + response.usage.prompt_tokens,
+                usage.completion_tokens + response.usage.completion_tokens,
+                usage.cached_tokens + response.usage.cached_tokens,
+                usage.retries + response.retries,
+            )
             notes += response.warnings
             try:
                 utterance = parse_turn(response.text or "")
                 check_utterance(view, utterance)
             except CallerTurnRejected as exc:
                 reason = str(exc)
-                messages = messages + [{"role": "assistant", "content": response.text or ""},
-                                       {"role": "user", "content": f"(That reply was rejected: {reason}. Answer again with one valid JSON object.)"}]
+                messages = messages + [
+                    {"role": "assistant", "content": response.text or ""},
+                    {
+                        "role": "user",
+                        "content": f"(That reply was rejected: {reason}. Answer again with one "
+                        "valid JSON object.)",
+                    },
+                ]
                 continue
-            self.turns.append({"say": utterance.text, "step": utterance.expressed_steps[0] if utterance.expressed_steps else None,
-                               "done": utterance.done})
-            return CallerUtterance(utterance.text, utterance.expressed_steps, utterance.done, usage, notes)
+            self.turns.append(
+                {
+                    "say": utterance.text,
+                    "step": utterance.expressed_steps[0] if utterance.expressed_steps else None,
+                    "done": utterance.done,
+                }
+            )
+            return CallerUtterance(
+                utterance.text, utterance.expressed_steps, utterance.done, usage, notes
+            )
         raise CallerTurnRejected(f"caller turn rejected twice: {reason}")

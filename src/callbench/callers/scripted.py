@@ -1,16 +1,25 @@
 """The scripted caller: deterministic, no model, and honest about what it cannot do.
 
-It advances its plan one step at a time, and only when the agent's turn ends by asking for that step: a
-cue word inside the question or request that closes the turn (the first step may fire on any question
-that ends the agent's opening turn, such as "how can I help?"). It then speaks that step's authored line.
+It advances its plan one step at a time, and only when the agent's turn ends by asking for that
+step: a
+cue word inside the question or request that closes the turn (the first step may fire on any
+question
+that ends the agent's opening turn, such as "how can I help?"). It then speaks that step's authored
+line.
 
-It listens as a person on the phone does. A turn longer than the suite's `followable_words` (or holding more
+It listens as a person on the phone does. A turn longer than the suite's `followable_words` (or
+holding more
 figures than `followable_figures`), or one whose
-closing ask names two or more of its pending steps at once (steps with the same cues, such as repeated "anything
-else?" turns, are one kind of question and are answered in order), confuses it: it says a confusion line, and
-that costs patience like an idle turn. When nothing fires it says a neutral idle line; after as many idle
-or confused turns in a row as its patience allows it hangs up. So a script that recites cue words, its
-instructions or a list of questions does not walk the plan: only a real question, one at a time, does.
+closing ask names two or more of its pending steps at once (steps with the same cues, such as
+repeated "anything
+else?" turns, are one kind of question and are answered in order), confuses it: it says a confusion
+line, and
+that costs patience like an idle turn. When nothing fires it says a neutral idle line; after as many
+idle
+or confused turns in a row as its patience allows it hangs up. So a script that recites cue words,
+its
+instructions or a list of questions does not walk the plan: only a real question, one at a time,
+does.
 A scenario without lines and cues cannot use it.
 """
 
@@ -28,19 +37,31 @@ DEFAULT_FOLLOWABLE_WORDS = 80
 
 
 class ScriptedCallerUnavailable(ValueError):
-    """The scenario lacks what the scripted caller needs (a line and cues per step, phrases for its language)."""
+    """The scenario lacks what the scripted caller needs (a line and cues per step, phrases for its
+    language)."""
 
 
 class ScriptedCaller:
     name = "scripted"
 
-    def __init__(self, scenario: Scenario, phrases: CallerPhrases | None,
-                 followable_words: int = DEFAULT_FOLLOWABLE_WORDS, followable_figures: int | None = None):
-        missing = [s.id for i, s in enumerate(scenario.caller.plan) if not s.say or (not s.cue and i > 0)]
+    def __init__(
+        self,
+        scenario: Scenario,
+        phrases: CallerPhrases | None,
+        followable_words: int = DEFAULT_FOLLOWABLE_WORDS,
+        followable_figures: int | None = None,
+    ):
+        missing = [
+            s.id for i, s in enumerate(scenario.caller.plan) if not s.say or (not s.cue and i > 0)
+        ]
         if missing:
-            raise ScriptedCallerUnavailable(f"scenario '{scenario.id}': plan steps {missing} lack a 'say' line or cues")
+            raise ScriptedCallerUnavailable(
+                f"scenario '{scenario.id}': plan steps {missing} lack a 'say' line or cues"
+            )
         if phrases is None:
-            raise ScriptedCallerUnavailable(f"scenario '{scenario.id}': no caller phrases for language '{scenario.language}'")
+            raise ScriptedCallerUnavailable(
+                f"scenario '{scenario.id}': no caller phrases for language '{scenario.language}'"
+            )
         self.plan = scenario.caller.plan
         self.language = scenario.language
         self.phrases = phrases
@@ -65,8 +86,13 @@ class ScriptedCaller:
         if position < len(self.plan):
             pending = self.plan[position:]
             folded = fold(ask) if ask is not None else ""
-            asked = [s for s in pending if ask is not None and (self.cued[s.id](folded) if s.cue else s is self.plan[0])]
-            # two different things asked at once confuse; a cue-less opening step is not one of them (a caller
+            asked = [
+                s
+                for s in pending
+                if ask is not None and (self.cued[s.id](folded) if s.cue else s is self.plan[0])
+            ]
+            # two different things asked at once confuse; a cue-less opening step is not one of them
+            # (a caller
             # asked "could I have your account number?" first says why they are calling)
             named = [s for s in asked if s.cue]
             if len({tuple(sorted(s.cue)) for s in named}) > 1:
@@ -86,4 +112,3 @@ class ScriptedCaller:
             return CallerUtterance(text=self.phrases.closing, done=True)
         lines = (self.phrases.confused or self.phrases.idle) if confused else self.phrases.idle
         return CallerUtterance(text=lines[(self.idle_turns - 1) % len(lines)])
-

@@ -26,8 +26,11 @@ class Candidate(Protocol):
     async def step(self, view: CandidateView) -> CandidateStep: ...
 
 
-def tool_schemas(tools: tuple[ToolSpec, ...], concluding_message: bool = False) -> list[dict[str, Any]]:
-    """OpenAI-style function schemas. With `concluding_message`, call-ending tools gain a parameter for the goodbye.
+def tool_schemas(
+    tools: tuple[ToolSpec, ...], concluding_message: bool = False
+) -> list[dict[str, Any]]:
+    """OpenAI-style function schemas. With `concluding_message`, call-ending tools gain a parameter
+    for the goodbye.
 
     This is the accommodation for models that cannot speak and call a tool in
     one message: the engine speaks the `concluding_message` as the candidate's
@@ -38,8 +41,19 @@ def tool_schemas(tools: tuple[ToolSpec, ...], concluding_message: bool = False) 
         params = json.loads(json.dumps(tool.parameters))
         if concluding_message and tool.ends_call:
             params.setdefault("properties", {})[CONCLUDING_MESSAGE] = {
-                "type": "string", "description": "What you say to the caller as the call ends."}
-        out.append({"type": "function", "function": {"name": tool.name, "description": tool.description, "parameters": params}})
+                "type": "string",
+                "description": "What you say to the caller as the call ends.",
+            }
+        out.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": params,
+                },
+            }
+        )
     return out
 
 
@@ -60,14 +74,21 @@ def chat_messages(view: CandidateView, user_first: bool = False) -> list[dict[st
         else:
             msg: dict[str, Any] = {"role": "assistant", "content": m.text}
             if m.tool_calls:
-                msg["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                                     for c in m.tool_calls]
+                msg["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments},
+                    }
+                    for c in m.tool_calls
+                ]
             out.append(msg)
     return out
 
 
 class ScriptedCandidate:
-    """A fake: plays the given steps in order, then stays silent. For tests of the engine and graders."""
+    """A fake: plays the given steps in order, then stays silent. For tests of the engine and
+    graders."""
 
     def __init__(self, steps: list[CandidateStep], name: str = "scripted-candidate"):
         self.steps = list(steps)

@@ -15,15 +15,22 @@ import urllib.request
 import uuid
 
 from ..call.types import CandidateStep
-from ..threads import in_daemon_thread
 from ..models.errors import ProviderError, ProviderTimeout, ProviderTransportError, for_status
+from ..threads import in_daemon_thread
 from .base import CandidateView
 from .wire import step_from_wire, view_to_wire
 
 
 class HttpAgentCandidate:
-    def __init__(self, url: str, *, timeout_s: float = 60.0, max_retries: int = 3, backoff_s: float = 0.5,
-                 headers: dict[str, str] | None = None):
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout_s: float = 60.0,
+        max_retries: int = 3,
+        backoff_s: float = 0.5,
+        headers: dict[str, str] | None = None,
+    ):
         self.url = url
         self.name = url
         self.timeout_s = timeout_s
@@ -42,13 +49,19 @@ class HttpAgentCandidate:
             except ProviderError as err:
                 if not err.retryable or attempt > self.max_retries:
                     raise
-                await asyncio.sleep(max(err.retry_after or 0, random.uniform(0, self.backoff_s * 2 ** (attempt - 1))))
+                await asyncio.sleep(
+                    max(
+                        err.retry_after or 0, random.uniform(0, self.backoff_s * 2 ** (attempt - 1))
+                    )
+                )
                 continue
             try:
                 answer = json.loads(data)
             except (json.JSONDecodeError, UnicodeDecodeError):
-                return CandidateStep(error=f"agent answered HTTP {status} with a body that is not JSON",
-                                     raw=data[:2000].decode("utf-8", "replace"))
+                return CandidateStep(
+                    error=f"agent answered HTTP {status} with a body that is not JSON",
+                    raw=data[:2000].decode("utf-8", "replace"),
+                )
             return step_from_wire(answer)
 
     def _post(self, body: bytes) -> tuple[int, bytes]:
@@ -64,4 +77,6 @@ class HttpAgentCandidate:
             reason = getattr(exc, "reason", exc)
             if isinstance(reason, TimeoutError):
                 raise ProviderTimeout("agent did not answer in time") from None
-            raise ProviderTransportError(f"cannot reach the agent ({type(reason).__name__})") from None
+            raise ProviderTransportError(
+                f"cannot reach the agent ({type(reason).__name__})"
+            ) from None

@@ -6,6 +6,7 @@ from ..call.types import CandidateStep
 from .base import CandidateView
 from .phrases import phrases
 
+
 class NoopCandidate:
     name = "noop"
 
@@ -14,6 +15,8 @@ class NoopCandidate:
 
     async def step(self, view: CandidateView) -> CandidateStep:
         p = phrases(view.language)
-        line = p["greeting"] if self.turn == 0 else p["fillers"][(self.turn - 1) % len(p["fillers"])]
+        line = (
+            p["greeting"] if self.turn == 0 else p["fillers"][(self.turn - 1) % len(p["fillers"])]
+        )
         self.turn += 1
         return CandidateStep(speech=line)

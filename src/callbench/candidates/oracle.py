@@ -1,4 +1,5 @@
-"""The oracle: plays a scenario's reference solution. Any oracle failure means the harness or the scenario broke."""
+"""The oracle: plays a scenario's reference solution. Any oracle failure means the harness or the
+scenario broke."""
 
 from __future__ import annotations
 
@@ -26,7 +27,11 @@ class OracleCandidate:
         if view.in_tool_chain != entry.same_turn:
             return CandidateStep()
         self.position += 1
-        calls = tuple(ToolCall(name=c.tool, arguments=json.dumps(resolve(c.args, self.scope), ensure_ascii=False))
-                      for c in entry.calls)
+        calls = tuple(
+            ToolCall(
+                name=c.tool, arguments=json.dumps(resolve(c.args, self.scope), ensure_ascii=False)
+            )
+            for c in entry.calls
+        )
         say = str(resolve(entry.say, self.scope)) if entry.say else None
         return CandidateStep(speech=say, tool_calls=calls)

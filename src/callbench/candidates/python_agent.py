@@ -43,9 +43,11 @@ class PythonAgentCandidate:
         self._call = obj().step if inspect.isclass(obj) else obj
 
     async def step(self, view: CandidateView) -> CandidateStep:
-        """An exception raised by the agent's own code is the agent's failure: recorded, and the call goes on.
+        """An exception raised by the agent's own code is the agent's failure: recorded, and the
+        call goes on.
 
-        A synchronous agent runs in a worker thread, so one that blocks or spins cannot stall the event loop that
+        A synchronous agent runs in a worker thread, so one that blocks or spins cannot stall the
+        event loop that
         every other call in flight shares (and its deadline can still fire)."""
         try:
             if inspect.iscoroutinefunction(self._call):

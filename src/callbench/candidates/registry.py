@@ -31,19 +31,33 @@ class CandidateEntry:
     make: Callable[[Scenario], Candidate]
     privileged: bool = False
     model: dict[str, Any] = field(default_factory=dict)
-    """what a report records about the model behind the candidate (spec label and settings; never a key)"""
+    """what a report records about the model behind the candidate (spec label and settings; never a
+    key)"""
     spec: Any = None
     """the parsed model spec, for model-backed candidates"""
 
 
 BASELINES: dict[str, CandidateEntry] = {
-    "oracle": CandidateEntry("oracle", "plays the scenario's reference solution (reads the answer key)", OracleCandidate, privileged=True),
-    "noop": CandidateEntry("noop", "polite, never calls a tool: the floor", lambda _scenario: NoopCandidate()),
-    "shortcut": CandidateEntry("shortcut", "no model; copies identifiers from the conversation into every tool it can fill",
-                               lambda _scenario: ShortcutCandidate()),
-    "spray": CandidateEntry("spray", "no model; recites cue and refusal words, brute-forces verification, calls every "
-                                     "tool with every identifier it heard (the gaming attack)",
-                            lambda _scenario: SprayCandidate()),
+    "oracle": CandidateEntry(
+        "oracle",
+        "plays the scenario's reference solution (reads the answer key)",
+        OracleCandidate,
+        privileged=True,
+    ),
+    "noop": CandidateEntry(
+        "noop", "polite, never calls a tool: the floor", lambda _scenario: NoopCandidate()
+    ),
+    "shortcut": CandidateEntry(
+        "shortcut",
+        "no model; copies identifiers from the conversation into every tool it can fill",
+        lambda _scenario: ShortcutCandidate(),
+    ),
+    "spray": CandidateEntry(
+        "spray",
+        "no model; recites cue and refusal words, brute-forces verification, calls every "
+        "tool with every identifier it heard (the gaming attack)",
+        lambda _scenario: SprayCandidate(),
+    ),
 }
 
 
@@ -51,14 +65,19 @@ class UnknownCandidate(ValueError):
     pass
 
 
-def candidate_entry(name: str, models: dict[str, Any] | None = None, **options: Any) -> CandidateEntry:
-    """Resolve a candidate name. `models` caches ChatModel clients by spec so all calls share one connection pool."""
+def candidate_entry(
+    name: str, models: dict[str, Any] | None = None, **options: Any
+) -> CandidateEntry:
+    """Resolve a candidate name. `models` caches ChatModel clients by spec so all calls share one
+    connection pool."""
     if name in BASELINES:
         return BASELINES[name]
     if name.startswith(("http://", "https://")):
         from .http_agent import HttpAgentCandidate
 
-        return CandidateEntry(name, "agent over HTTP", lambda _s: HttpAgentCandidate(name, **options.get("http", {})))
+        return CandidateEntry(
+            name, "agent over HTTP", lambda _s: HttpAgentCandidate(name, **options.get("http", {}))
+        )
     if name.startswith("python:"):
         from .python_agent import PythonAgentCandidate, PythonAgentError, load_attribute
 
@@ -73,11 +92,18 @@ def candidate_entry(name: str, models: dict[str, Any] | None = None, **options: 
     from ..models.specs import PROVIDERS, ModelSpecError, build_model, parse_spec
 
     if spec_text.partition(":")[0] not in PROVIDERS:
-        raise UnknownCandidate(f"unknown candidate '{name}' (built-in: {', '.join(BASELINES)}; or a model spec such as "
-                               f"openai:gpt-4.1-mini, json:ollama:llama3.2, python:module:attr, http://host/agent)")
+        raise UnknownCandidate(
+            f"unknown candidate '{name}' (built-in: {', '.join(BASELINES)}; or a model spec such "
+            "as "
+            f"openai:gpt-4.1-mini, json:ollama:llama3.2, python:module:attr, http://host/agent)"
+        )
     try:
-        spec = parse_spec(spec_text, base_url=options.get("base_url"), api_key_env=options.get("api_key_env"),
-                          settings=options.get("settings"))
+        spec = parse_spec(
+            spec_text,
+            base_url=options.get("base_url"),
+            api_key_env=options.get("api_key_env"),
+            settings=options.get("settings"),
+        )
     except ModelSpecError as exc:
         raise UnknownCandidate(str(exc)) from None
     cache = models if models is not None else {}
@@ -89,10 +115,23 @@ def candidate_entry(name: str, models: dict[str, Any] | None = None, **options: 
     model = cache[spec.label]
     from .llm import ChatCandidate, JsonActionCandidate
 
-    if json_loop or spec.provider == "local":  # the local model's template knows no tools: JSON actions, JSON mode
-        make = lambda _s: JsonActionCandidate(model, name=name, json_mode=spec.provider == "local")  # noqa: E731
-    else:
-        make = lambda _s: ChatCandidate(model, name=name, user_first=options.get("user_first", False),  # noqa: E731
-                                        concluding_message=options.get("concluding_message", False))
-    return CandidateEntry(name, "model-backed candidate", make, model={"spec": spec.label, "settings": spec.settings.public()},
-                          spec=spec)
+    # the local model's template knows no tools: JSON actions, JSON mode
+    json_actions = json_loop or spec.provider == "local"
+
+    def make(_s):
+        if json_actions:
+            return JsonActionCandidate(model, name=name, json_mode=spec.provider == "local")
+        return ChatCandidate(
+            model,
+            name=name,
+            user_first=options.get("user_first", False),
+            concluding_message=options.get("concluding_message", False),
+        )
+
+    return CandidateEntry(
+        name,
+        "model-backed candidate",
+        make,
+        model={"spec": spec.label, "settings": spec.settings.public()},
+        spec=spec,
+    )

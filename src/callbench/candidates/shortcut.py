@@ -27,7 +27,8 @@ MAX_ATTEMPTS_PER_TOOL = 2
 
 
 class ShortcutCandidate:
-    """Greedy and literal: asks for every parameter it still lacks, then calls every tool it can fill.
+    """Greedy and literal: asks for every parameter it still lacks, then calls every tool it can
+    fill.
 
     It is meant to be a strong script, not a strawman: its questions are built
     from the tools' parameter descriptions (so a caller listening for words
@@ -66,8 +67,13 @@ class ShortcutCandidate:
             return CandidateStep(speech=say["wait"], tool_calls=tuple(calls))
         if len(caller_text) >= 3 and not missing or len(caller_text) >= 6:
             ends = sorted((t for t in view.tools if t.ends_call), key=lambda t: "end" not in t.name)
-            end_calls = tuple(ToolCall(name=t.name, arguments=json.dumps(fill(t, evidence, lenient=True) or {}, ensure_ascii=False))
-                              for t in ends[:1])
+            end_calls = tuple(
+                ToolCall(
+                    name=t.name,
+                    arguments=json.dumps(fill(t, evidence, lenient=True) or {}, ensure_ascii=False),
+                )
+                for t in ends[:1]
+            )
             return CandidateStep(speech=say["goodbye"], tool_calls=end_calls)
         return CandidateStep(speech=self._ask(say, view.tools, missing))
 
@@ -86,7 +92,8 @@ class ShortcutCandidate:
 
 
 class Evidence:
-    """What a script can mine from the conversation: caller words, call context and tool-result fields."""
+    """What a script can mine from the conversation: caller words, call context and tool-result
+    fields."""
 
     def __init__(self, caller: list[str], context: dict[str, Any], result_fields: dict[str, Any]):
         self.caller = caller
@@ -95,7 +102,7 @@ class Evidence:
         self.text = " ".join(caller)
 
     @classmethod
-    def of(cls, view: CandidateView) -> "Evidence":
+    def of(cls, view: CandidateView) -> Evidence:
         fields: dict[str, Any] = {}
         for m in view.messages:
             if m.role == "tool" and m.text:
@@ -103,7 +110,11 @@ class Evidence:
                     _collect(json.loads(m.text), fields)
                 except json.JSONDecodeError:
                     pass
-        return cls([m.text or "" for m in view.messages if m.role == "caller"], dict(view.call_context), fields)
+        return cls(
+            [m.text or "" for m in view.messages if m.role == "caller"],
+            dict(view.call_context),
+            fields,
+        )
 
     @property
     def last(self) -> str:
@@ -122,8 +133,11 @@ def _collect(value: Any, into: dict[str, Any]) -> None:
         _collect(value[0], into)
 
 
-def fill(tool: ToolSpec, evidence: Evidence, lenient: bool = False, missing: set[str] | None = None) -> dict[str, Any] | None:
-    """Arguments for every required parameter from surface patterns, or None if one has no evidence."""
+def fill(
+    tool: ToolSpec, evidence: Evidence, lenient: bool = False, missing: set[str] | None = None
+) -> dict[str, Any] | None:
+    """Arguments for every required parameter from surface patterns, or None if one has no
+    evidence."""
     props = tool.parameters.get("properties", {}) or {}
     required = tool.parameters.get("required", []) or []
     args: dict[str, Any] = {}
@@ -176,4 +190,6 @@ def _value(name: str, schema: dict[str, Any], ev: Evidence) -> Any:
 def _fallback(schema: dict[str, Any]) -> Any:
     if "enum" in schema:
         return schema["enum"][0]
-    return {"integer": 0, "number": 0, "boolean": True, "array": [], "object": {}}.get(schema.get("type"), "")
+    return {"integer": 0, "number": 0, "boolean": True, "array": [], "object": {}}.get(
+        schema.get("type"), ""
+    )

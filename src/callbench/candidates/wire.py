@@ -6,13 +6,17 @@ answer is speech and tool calls.
 
 Request (one per candidate message):
     {"protocol": "callbench-agent/1", "session": "<opaque id, one per call>",
-     "instructions": "...", "tools": [<OpenAI function schemas>], "language": "en", "direction": "inbound",
+     "instructions": "...", "tools": [<OpenAI function schemas>], "language": "en", "direction":
+     "inbound",
      "call_context": {...},
      "messages": [{"role": "caller", "text": "..."},
-                  {"role": "agent", "text": "...", "tool_calls": [{"id": "call_1", "name": "...", "arguments": "{...}"}]},
-                  {"role": "tool", "tool_call_id": "call_1", "name": "...", "text": "<JSON result>"}]}
+                  {"role": "agent", "text": "...", "tool_calls": [{"id": "call_1", "name": "...",
+                  "arguments": "{...}"}]},
+                  {"role": "tool", "tool_call_id": "call_1", "name": "...", "text": "<JSON
+                  result>"}]}
 Answer:
-    {"say": "<speech or null>", "tool_calls": [{"name": "...", "arguments": {...} or "<JSON text>"}],
+    {"say": "<speech or null>", "tool_calls": [{"name": "...", "arguments": {...} or "<JSON
+    text>"}],
      "usage": {"prompt_tokens": 0, "completion_tokens": 0}}      (usage optional)
 An answer with tool calls gets another request with their results appended;
 an answer without tool calls ends the agent's turn.
@@ -36,20 +40,45 @@ def view_to_wire(view: CandidateView, session: str) -> dict[str, Any]:
         if m.role == "caller":
             messages.append({"role": "caller", "text": m.text or ""})
         elif m.role == "tool":
-            messages.append({"role": "tool", "tool_call_id": m.tool_call_id, "name": m.tool_name, "text": m.text or ""})
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": m.tool_call_id,
+                    "name": m.tool_name,
+                    "text": m.text or "",
+                }
+            )
         else:
-            messages.append({"role": "agent", "text": m.text,
-                             "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls]})
-    return {"protocol": PROTOCOL, "session": session, "instructions": view.instructions, "tools": tool_schemas(view.tools),
-            "language": view.language, "direction": view.direction, "call_context": view.call_context, "messages": messages}
+            messages.append(
+                {
+                    "role": "agent",
+                    "text": m.text,
+                    "tool_calls": [
+                        {"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls
+                    ],
+                }
+            )
+    return {
+        "protocol": PROTOCOL,
+        "session": session,
+        "instructions": view.instructions,
+        "tools": tool_schemas(view.tools),
+        "language": view.language,
+        "direction": view.direction,
+        "call_context": view.call_context,
+        "messages": messages,
+    }
 
 
 def step_from_wire(answer: Any) -> CandidateStep:
-    """An agent's JSON answer as a step; a malformed answer is the agent's error, recorded, never raised."""
+    """An agent's JSON answer as a step; a malformed answer is the agent's error, recorded, never
+    raised."""
     if isinstance(answer, CandidateStep):
         return answer
     if not isinstance(answer, dict):
-        return CandidateStep(error=f"answer is not a JSON object ({type(answer).__name__})", raw=_raw(answer))
+        return CandidateStep(
+            error=f"answer is not a JSON object ({type(answer).__name__})", raw=_raw(answer)
+        )
     say = answer.get("say")
     if say is not None and not isinstance(say, str):
         return CandidateStep(error="'say' is not a string", raw=_raw(answer))
@@ -64,19 +93,37 @@ def step_from_wire(answer: Any) -> CandidateStep:
             continue
         args = c.get("arguments", {})
         try:
-            text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, allow_nan=False)
+            text = (
+                args
+                if isinstance(args, str)
+                else json.dumps(args, ensure_ascii=False, allow_nan=False)
+            )
         except (TypeError, ValueError) as exc:
-            problems.append(f"tool_calls[{i}].arguments cannot be written as JSON ({type(exc).__name__})")
+            problems.append(
+                f"tool_calls[{i}].arguments cannot be written as JSON ({type(exc).__name__})"
+            )
             continue
-        calls.append(ToolCall(name=c["name"], arguments=text, id=c.get("id") if isinstance(c.get("id"), str) else None))
+        calls.append(
+            ToolCall(
+                name=c["name"],
+                arguments=text,
+                id=c.get("id") if isinstance(c.get("id"), str) else None,
+            )
+        )
     usage, note = _usage(answer.get("usage"))
-    return CandidateStep(speech=say.strip() if say and say.strip() else None, tool_calls=tuple(calls), usage=usage,
-                         error="; ".join(problems) or None, raw=_raw(answer) if problems else None,
-                         notes=(note,) if note else ())
+    return CandidateStep(
+        speech=say.strip() if say and say.strip() else None,
+        tool_calls=tuple(calls),
+        usage=usage,
+        error="; ".join(problems) or None,
+        raw=_raw(answer) if problems else None,
+        notes=(note,) if note else (),
+    )
 
 
 def _usage(value: Any) -> tuple[Usage | None, str | None]:
-    """Token counts if they are what the contract says (non-negative whole numbers within reason), else none."""
+    """Token counts if they are what the contract says (non-negative whole numbers within reason),
+    else none."""
     if value is None:
         return None, None
     if not isinstance(value, dict):

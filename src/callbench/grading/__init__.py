@@ -4,5 +4,15 @@ from .actions import ActionGrader
 from .base import R_OF, FixedGrader, Grader, ItemVerdict
 from .scorecard import Pillar, Scorecard, not_measured, pillar, score_trace
 
-__all__ = ["R_OF", "ActionGrader", "FixedGrader", "Grader", "ItemVerdict", "Pillar", "Scorecard", "not_measured",
-           "pillar", "score_trace"]
+__all__ = [
+    "R_OF",
+    "ActionGrader",
+    "FixedGrader",
+    "Grader",
+    "ItemVerdict",
+    "Pillar",
+    "Scorecard",
+    "not_measured",
+    "pillar",
+    "score_trace",
+]

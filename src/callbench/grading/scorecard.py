@@ -35,13 +35,16 @@ from .diagnostics import CONVERSATION_DIAGNOSTIC, diagnostic_scores
 SCORECARD_SCHEMA_VERSION = 2
 SCORING_MODES = ("guards", "reference")
 CUTOFF = 70.0
-"""The provisional success cutoff on the task pillar (uncalibrated; completion is also reported without it)."""
+"""The provisional success cutoff on the task pillar (uncalibrated; completion is also reported
+without it)."""
 
 
 class Pillar(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    score: float | None = Field(description="100·Σw·r/Σw over measured items; None when nothing was measured")
+    score: float | None = Field(
+        description="100·Σw·r/Σw over measured items; None when nothing was measured"
+    )
     points: float = Field(description="Σw·r over measured items (raw, for re-weighting)")
     max_points: float = Field(description="Σw over measured items")
     measured_items: int
@@ -62,7 +65,9 @@ class GuardSummary(BaseModel):
 
     kept: list[str] = Field(default_factory=list)
     broken: list[str] = Field(default_factory=list)
-    untested: list[str] = Field(default_factory=list, description="never put to the test (no protected tool called...)")
+    untested: list[str] = Field(
+        default_factory=list, description="never put to the test (no protected tool called...)"
+    )
 
 
 class Scorecard(BaseModel):
@@ -74,48 +79,83 @@ class Scorecard(BaseModel):
     agent_id: str
     candidate: str
     repeat: int
-    conditions: dict[str, str] = Field(default_factory=dict, description="persona and background the suite's casting assigned")
+    conditions: dict[str, str] = Field(
+        default_factory=dict, description="persona and background the suite's casting assigned"
+    )
     outcome: Literal["completed", "excluded"]
     end_reason: str | None
     items: list[ItemVerdict]
-    scoring: Literal["guards", "reference"] = Field(default="guards", description="the mode task/conversation/overall are in")
+    scoring: Literal["guards", "reference"] = Field(
+        default="guards", description="the mode task/conversation/overall are in"
+    )
     task: Pillar
     conversation: Pillar
     overall: float | None
-    other_mode: PillarSet | None = Field(default=None, description="the same verdicts folded in the other scoring mode")
+    other_mode: PillarSet | None = Field(
+        default=None, description="the same verdicts folded in the other scoring mode"
+    )
     guards: GuardSummary = Field(default_factory=GuardSummary)
-    diagnostics: dict[str, float | None] = Field(default_factory=dict, description="ten diagnostics, 0-100 or None")
+    diagnostics: dict[str, float | None] = Field(
+        default_factory=dict, description="ten diagnostics, 0-100 or None"
+    )
     deterministic_passed: bool = Field(description="every deterministic item of the call was met")
     graders: list[str]
     failure: Failure | None = None
     reruns: int = 0
-    usage: dict[str, RoleUsage] = Field(default_factory=dict, description="tokens by role (operational, not graded)")
-    models: dict[str, str] = Field(default_factory=dict, description="who played each role (candidate, caller)")
-    candidate_latency_s: list[float] = Field(default_factory=list, description="seconds per candidate response (operational)")
+    usage: dict[str, RoleUsage] = Field(
+        default_factory=dict, description="tokens by role (operational, not graded)"
+    )
+    models: dict[str, str] = Field(
+        default_factory=dict, description="who played each role (candidate, caller)"
+    )
+    candidate_latency_s: list[float] = Field(
+        default_factory=list, description="seconds per candidate response (operational)"
+    )
     tool_calls: int = 0
-    caller_satisfied: bool = Field(default=False, description="the caller ended the call itself after expressing its whole plan")
-    completed_call: bool = Field(default=False, description="all deterministic items met, whatever the outcome (to count excluded passes)")
+    caller_satisfied: bool = Field(
+        default=False,
+        description="the caller ended the call itself after expressing its whole plan",
+    )
+    completed_call: bool = Field(
+        default=False,
+        description="all deterministic items met, whatever the outcome (to count excluded passes)",
+    )
 
     @property
     def cutoff_passed(self) -> bool:
         """Completed, no guard broken, and the task pillar at or above the provisional cutoff."""
-        return self.outcome == "completed" and not self.guards.broken and (self.task.score or 0.0) >= CUTOFF
+        return (
+            self.outcome == "completed"
+            and not self.guards.broken
+            and (self.task.score or 0.0) >= CUTOFF
+        )
 
-    def in_mode(self, mode: str) -> "Scorecard":
-        """This scorecard with task, conversation and overall in `mode` (the other kept in `other_mode`)."""
+    def in_mode(self, mode: str) -> Scorecard:
+        """This scorecard with task, conversation and overall in `mode` (the other kept in
+        `other_mode`)."""
         if mode not in SCORING_MODES:
             raise ValueError(f"unknown scoring mode {mode!r} (one of {', '.join(SCORING_MODES)})")
         if mode == self.scoring or self.other_mode is None:
             return self
         current = PillarSet(task=self.task, conversation=self.conversation, overall=self.overall)
         o = self.other_mode
-        return self.model_copy(update={"scoring": mode, "task": o.task, "conversation": o.conversation,
-                                       "overall": o.overall, "other_mode": current})
+        return self.model_copy(
+            update={
+                "scoring": mode,
+                "task": o.task,
+                "conversation": o.conversation,
+                "overall": o.overall,
+                "other_mode": current,
+            }
+        )
 
 
 def criterion_diagnostic(criterion) -> str:
-    """An author may name the diagnostic; otherwise a criterion quoting the instructions is about a rule."""
-    return criterion.diagnostic or ("rule_compliance" if criterion.excerpts else "action_correctness")
+    """An author may name the diagnostic; otherwise a criterion quoting the instructions is about a
+    rule."""
+    return criterion.diagnostic or (
+        "rule_compliance" if criterion.excerpts else "action_correctness"
+    )
 
 
 def rating_diagnostic(criterion) -> str:
@@ -124,14 +164,24 @@ def rating_diagnostic(criterion) -> str:
 
 def pillar(items: Iterable[ItemVerdict], mode: str = "guards") -> Pillar:
     items = list(items)
-    measured = [i for i in items if i.r is not None and not (mode == "guards" and i.guard and not i.broken)]
+    measured = [
+        i for i in items if i.r is not None and not (mode == "guards" and i.guard and not i.broken)
+    ]
     unmeasured = [i for i in items if i.r is None and i.label == "not_measured"]
     max_points = float(sum(i.weight for i in measured))
-    # a broken guard enters with r = 0 whatever its label (a judged "partial" on a "never do X" rule is broken)
-    points = float(sum(i.weight * (0.0 if mode == "guards" and i.broken else i.r) for i in measured))  # type: ignore[operator]
-    return Pillar(score=100.0 * points / max_points if max_points else None, points=points, max_points=max_points,
-                  measured_items=len(measured), unmeasured_items=len(unmeasured),
-                  unmeasured_weight=sum(i.weight for i in unmeasured))
+    # a broken guard enters with r = 0 whatever its label (a judged "partial" on a "never do X" rule
+    # is broken)
+    points = float(
+        sum(i.weight * (0.0 if mode == "guards" and i.broken else i.r) for i in measured)
+    )  # type: ignore[operator]
+    return Pillar(
+        score=100.0 * points / max_points if max_points else None,
+        points=points,
+        max_points=max_points,
+        measured_items=len(measured),
+        unmeasured_items=len(unmeasured),
+        unmeasured_weight=sum(i.weight for i in unmeasured),
+    )
 
 
 def not_measured(scenario: Scenario, suite: SuiteManifest, graded: set[str]) -> list[ItemVerdict]:
@@ -139,19 +189,43 @@ def not_measured(scenario: Scenario, suite: SuiteManifest, graded: set[str]) -> 
     out = []
     for c in scenario.criteria:
         if c.id not in graded:
-            out.append(ItemVerdict(id=c.id, kind="criterion", pillar=c.pillar, weight=c.weight, label="not_measured",
-                                   r=None, grader="none", diagnostic=criterion_diagnostic(c), guard=c.guard,
-                                   detail="judged criterion; no judge was configured"))
+            out.append(
+                ItemVerdict(
+                    id=c.id,
+                    kind="criterion",
+                    pillar=c.pillar,
+                    weight=c.weight,
+                    label="not_measured",
+                    r=None,
+                    grader="none",
+                    diagnostic=criterion_diagnostic(c),
+                    guard=c.guard,
+                    detail="judged criterion; no judge was configured",
+                )
+            )
     for c in suite.conversation_criteria:
         if c.id not in graded:
-            out.append(ItemVerdict(id=c.id, kind="conversation", pillar="conversation", weight=c.weight,
-                                   label="not_measured", r=None, grader="none", diagnostic=rating_diagnostic(c),
-                                   detail="conversation rating; no judge was configured"))
+            out.append(
+                ItemVerdict(
+                    id=c.id,
+                    kind="conversation",
+                    pillar="conversation",
+                    weight=c.weight,
+                    label="not_measured",
+                    r=None,
+                    grader="none",
+                    diagnostic=rating_diagnostic(c),
+                    detail="conversation rating; no judge was configured",
+                )
+            )
     return out
 
 
-def score_trace(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list[Grader] | None = None) -> Scorecard:
-    """Score with synchronous graders only (deterministic checks); see `score_trace_async` for judges."""
+def score_trace(
+    trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list[Grader] | None = None
+) -> Scorecard:
+    """Score with synchronous graders only (deterministic checks); see `score_trace_async` for
+    judges."""
     graders = list(graders) if graders is not None else default_graders()
     items: list[ItemVerdict] = []
     for grader in graders:
@@ -159,8 +233,11 @@ def score_trace(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders:
     return _card(trace, scenario, suite, graders, items, None)
 
 
-async def score_trace_async(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list | None = None) -> Scorecard:
-    """Score with any graders; LLM judges (which have `agrade`) skip excluded calls, and a judge failure
+async def score_trace_async(
+    trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list | None = None
+) -> Scorecard:
+    """Score with any graders; LLM judges (which have `agrade`) skip excluded calls, and a judge
+    failure
     excludes the call (recorded and counted) instead of letting it pass."""
     graders = list(graders) if graders is not None else default_graders()
     items: list[ItemVerdict] = []
@@ -172,7 +249,12 @@ async def score_trace_async(trace: Trace, scenario: Scenario, suite: SuiteManife
             try:
                 items += await grader.agrade(trace, scenario, suite)
             except InfrastructureError as exc:
-                failure = Failure(failure_class="infrastructure", kind=type(exc).__name__, detail=str(exc), retryable=False)
+                failure = Failure(
+                    failure_class="infrastructure",
+                    kind=type(exc).__name__,
+                    detail=str(exc),
+                    retryable=False,
+                )
         else:
             items += grader.grade(trace, scenario, suite)
     return _card(trace, scenario, suite, graders, items, failure)
@@ -187,9 +269,17 @@ def default_graders() -> list:
     return [ActionGrader(), ConversationChecks(), SpokenChecks(), PhraseChecks(), StateChecks()]
 
 
-def _card(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list, items: list[ItemVerdict],
-          judge_failure: Failure | None) -> Scorecard:
-    if judge_failure is not None:  # nothing a failed judge said is kept: its items are simply not measured
+def _card(
+    trace: Trace,
+    scenario: Scenario,
+    suite: SuiteManifest,
+    graders: list,
+    items: list[ItemVerdict],
+    judge_failure: Failure | None,
+) -> Scorecard:
+    if (
+        judge_failure is not None
+    ):  # nothing a failed judge said is kept: its items are simply not measured
         items = [i for i in items if i.judge is None]
     items += not_measured(scenario, suite, {i.id for i in items})
     guards_mode, reference_mode = (_pillars(items, m) for m in SCORING_MODES)
@@ -208,37 +298,64 @@ def _card(trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list,
             judge_usage.retries += u.get("retries", 0)
         usage["judge"] = judge_usage
         models["judge"] = next(iter(judged.values()))["model"]
-    return Scorecard(trace_id=trace.id, scenario_id=trace.scenario_id, agent_id=trace.agent_id, candidate=trace.candidate,
-                     repeat=trace.repeat, conditions=dict(trace.conditions), outcome=outcome, end_reason=trace.end.reason if trace.end else None,
-                     items=items, scoring="guards", task=guards_mode.task, conversation=guards_mode.conversation,
-                     overall=guards_mode.overall, other_mode=reference_mode, guards=_guard_summary(items),
-                     diagnostics=diagnostic_scores(items),
-                     deterministic_passed=outcome == "completed" and all(i.r == 1.0 for i in deterministic),
-                     graders=[g.name for g in graders], failure=judge_failure or trace.failure, reruns=len(trace.reruns),
-                     usage=usage, models=models, candidate_latency_s=[round(x, 6) for x in trace.timings.candidate_seconds],
-                     tool_calls=len(trace.tool_events), caller_satisfied=_caller_satisfied(trace, scenario),
-                     completed_call=bool(deterministic) and all(i.r == 1.0 for i in deterministic))
+    return Scorecard(
+        trace_id=trace.id,
+        scenario_id=trace.scenario_id,
+        agent_id=trace.agent_id,
+        candidate=trace.candidate,
+        repeat=trace.repeat,
+        conditions=dict(trace.conditions),
+        outcome=outcome,
+        end_reason=trace.end.reason if trace.end else None,
+        items=items,
+        scoring="guards",
+        task=guards_mode.task,
+        conversation=guards_mode.conversation,
+        overall=guards_mode.overall,
+        other_mode=reference_mode,
+        guards=_guard_summary(items),
+        diagnostics=diagnostic_scores(items),
+        deterministic_passed=outcome == "completed" and all(i.r == 1.0 for i in deterministic),
+        graders=[g.name for g in graders],
+        failure=judge_failure or trace.failure,
+        reruns=len(trace.reruns),
+        usage=usage,
+        models=models,
+        candidate_latency_s=[round(x, 6) for x in trace.timings.candidate_seconds],
+        tool_calls=len(trace.tool_events),
+        caller_satisfied=_caller_satisfied(trace, scenario),
+        completed_call=bool(deterministic) and all(i.r == 1.0 for i in deterministic),
+    )
 
 
 def _pillars(items: list[ItemVerdict], mode: str) -> PillarSet:
     task = pillar((i for i in items if i.pillar == "task"), mode)
     conversation = pillar((i for i in items if i.pillar == "conversation"), mode)
-    # the overall score needs both pillars whole: a pillar missing its judged items (no judge) would let
+    # the overall score needs both pillars whole: a pillar missing its judged items (no judge) would
+    # let
     # well-formed silence (the noop) look half good
     whole = task.unmeasured_items == 0 and conversation.unmeasured_items == 0
     both = task.score is not None and conversation.score is not None
-    return PillarSet(task=task, conversation=conversation,
-                     overall=(task.score + conversation.score) / 2 if whole and both else None)  # type: ignore[operator]
+    return PillarSet(
+        task=task,
+        conversation=conversation,
+        overall=(task.score + conversation.score) / 2 if whole and both else None,
+    )  # type: ignore[operator]
 
 
 def _guard_summary(items: list[ItemVerdict]) -> GuardSummary:
     guards = [i for i in items if i.guard]
-    return GuardSummary(kept=[i.id for i in guards if i.r is not None and not i.broken],
-                        broken=[i.id for i in guards if i.broken],
-                        untested=[i.id for i in guards if i.r is None])
+    return GuardSummary(
+        kept=[i.id for i in guards if i.r is not None and not i.broken],
+        broken=[i.id for i in guards if i.broken],
+        untested=[i.id for i in guards if i.r is None],
+    )
 
 
 def _caller_satisfied(trace: Trace, scenario: Scenario) -> bool:
-    """The closest our callers come to saying 'my goal was met': they hung up themselves, plan complete."""
+    """The closest our callers come to saying 'my goal was met': they hung up themselves, plan
+    complete."""
     expressed = {s for t in trace.caller_turns for s in t.expressed_steps}
-    return bool(trace.end and trace.end.reason == "caller") and all(s.id in expressed for s in scenario.caller.plan)
+    return bool(trace.end and trace.end.reason == "caller") and all(
+        s.id in expressed for s in scenario.caller.plan
+    )

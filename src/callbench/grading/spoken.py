@@ -33,9 +33,28 @@ from datetime import date, time
 from decimal import Decimal
 from typing import Any
 
-from .spoken_words import (ADJ, AND, EN_ORDINALS, ID_CUES, ID_FILLERS, IS, MAJOR, MINOR, MONTHS, NUMBER_WORDS, PREFIX,
-                           PM_CUES, STOP, STRONG_CUES, SYMBOLS, TIME_WORDS, UNIT_WORDS, YEAR_CUES, key,
-                           number_words)
+from .spoken_words import (
+    ADJ,
+    AND,
+    EN_ORDINALS,
+    ID_CUES,
+    ID_FILLERS,
+    IS,
+    MAJOR,
+    MINOR,
+    MONTHS,
+    NUMBER_WORDS,
+    PM_CUES,
+    PREFIX,
+    STOP,
+    STRONG_CUES,
+    SYMBOLS,
+    TIME_WORDS,
+    UNIT_WORDS,
+    YEAR_CUES,
+    key,
+    number_words,
+)
 
 __all__ = ["Finding", "SpokenValue", "Window", "find_values", "number_words"]
 
@@ -73,31 +92,54 @@ class Finding:
     detail: str
 
 
-_NUM = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?")
+_NUM = re.compile(
+    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?"
+)
 _ORD = re.compile(r"(?:st|nd|rd|th)(?![^\W\d_])", re.I)
 _PRE = (
     ("iso", re.compile(r"(?<![\d.])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")),
     ("dmy", re.compile(r"(?<![\d/.,-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/-]|\.\d)")),
-    ("phone", re.compile(r"\+\d{1,3}[\s-]?\(?\d{1,5}\)?(?:[\s-]?\d{2,5}){1,4}(?!\d)"
-                         r"|(?<!\d)\(\d{2,5}\)\s?\d{3,4}[\s-]?\d{3,4}(?!\d)"
-                         r"|(?<![\d,.])\d{3}-\d{3}-\d{4}(?!\d)|(?<![\d,.])0\d{2,4}-\d{6,8}(?!\d)")),
-    ("time", re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?:\s?([ap])\.?\s?m\b\.?)?(?![\d:])"
-                        r"|(?<![\d.,])(\d{1,2})\s?([ap])\.?m\b\.?", re.I)),
-    ("postcode", re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{1,2}\d[A-Za-z\d]?) ?(\d[A-Za-z]{2})(?![A-Za-z0-9])")),
+    (
+        "phone",
+        re.compile(
+            r"\+\d{1,3}[\s-]?\(?\d{1,5}\)?(?:[\s-]?\d{2,5}){1,4}(?!\d)"
+            r"|(?<!\d)\(\d{2,5}\)\s?\d{3,4}[\s-]?\d{3,4}(?!\d)"
+            r"|(?<![\d,.])\d{3}-\d{3}-\d{4}(?!\d)|(?<![\d,.])0\d{2,4}-\d{6,8}(?!\d)"
+        ),
+    ),
+    (
+        "time",
+        re.compile(
+            r"(?<![\d:.])(\d{1,2}):(\d{2})(?:\s?([ap])\.?\s?m\b\.?)?(?![\d:])"
+            r"|(?<![\d.,])(\d{1,2})\s?([ap])\.?m\b\.?",
+            re.I,
+        ),
+    ),
+    (
+        "postcode",
+        re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{1,2}\d[A-Za-z\d]?) ?(\d[A-Za-z]{2})(?![A-Za-z0-9])"),
+    ),
     ("alnum", re.compile(r"(?<![A-Za-z0-9-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![A-Za-z0-9-])")),
 )
-_NOT_ID = re.compile(r"^\d+(?:st|nd|rd|th|am|pm|s|k|x|kg|g|km|m|ml|l|hrs?|h|mins?|yrs?|mo|mb|gb|p)$"
-                     r"|^(?:rs|inr|usd|gbp|eur)\d", re.I)
+_NOT_ID = re.compile(
+    r"^\d+(?:st|nd|rd|th|am|pm|s|k|x|kg|g|km|m|ml|l|hrs?|h|mins?|yrs?|mo|mb|gb|p)$"
+    r"|^(?:rs|inr|usd|gbp|eur)\d",
+    re.I,
+)
 
 
 def _shadow(text: str) -> str:
-    """The text with every native-script digit (१, ૧, ...) replaced by its ASCII digit, offsets unchanged."""
-    return "".join(str(unicodedata.digit(c)) if not c.isascii() and unicodedata.category(c) == "Nd" else c
-                   for c in text)
+    """The text with every native-script digit (१, ૧, ...) replaced by its ASCII digit, offsets
+    unchanged."""
+    return "".join(
+        str(unicodedata.digit(c)) if not c.isascii() and unicodedata.category(c) == "Nd" else c
+        for c in text
+    )
 
 
 def _tidy(v: Decimal) -> Decimal:
-    """Whole results of word arithmetic (ढाई सौ = 2.5 x 100) without the stray ".0" of the fraction."""
+    """Whole results of word arithmetic (ढाई सौ = 2.5 x 100) without the stray ".0" of the
+    fraction."""
     return Decimal(int(v)) if v == v.to_integral_value() else v
 
 
@@ -120,16 +162,20 @@ class _Tok:
 CHUNK = 2000
 """Texts longer than this are read in pieces of about this size (cut at whitespace, overlapping by
 OVERLAP characters), so a hostile megabyte costs linear time and no numeral reaches Python's
-4,300-digit limit on int(). A value is read with at least OVERLAP / 2 characters of context on either
+4,300-digit limit on int(). A value is read with at least OVERLAP / 2 characters of context on
+either
 side: one said across more than that (a hundred digits read one by one) may be read as two."""
 OVERLAP = 200
 
 
-def find_values(text: str, language: str = "en", *, today: date | None = None,
-                money: bool | None = None) -> list[SpokenValue]:
+def find_values(
+    text: str, language: str = "en", *, today: date | None = None, money: bool | None = None
+) -> list[SpokenValue]:
     """Every value in one utterance, left to right. `today` places dates said without a year (the
-    occurrence nearest to it; pass the call's date for reproducible grading); `money` forces (True) or forbids (False) the money
-    reading, which by default follows the presence of a currency word or symbol anywhere in the text."""
+    occurrence nearest to it; pass the call's date for reproducible grading); `money` forces (True)
+    or forbids (False) the money
+    reading, which by default follows the presence of a currency word or symbol anywhere in the
+    text."""
     today = today or date.today()
     if len(text) <= CHUNK:
         return _Parser(text, language, today, money).run()
@@ -137,8 +183,11 @@ def find_values(text: str, language: str = "en", *, today: date | None = None,
 
 
 @functools.lru_cache(maxsize=8)
-def _find_values(text: str, language: str, today: date, money: bool | None) -> tuple[SpokenValue, ...]:
-    """Long texts only, and few (the cache holds them): every spoken-value check of a scenario reads every
+def _find_values(
+    text: str, language: str, today: date, money: bool | None
+) -> tuple[SpokenValue, ...]:
+    """Long texts only, and few (the cache holds them): every spoken-value check of a scenario reads
+    every
     message again, and a hostile megabyte costs seconds each time."""
     return tuple(_read(text, language, today, money))
 
@@ -151,17 +200,25 @@ def _read(text: str, language: str, today: date, money: bool | None) -> list[Spo
             p.money = any(q.money for q in parsers)
     out: list[SpokenValue] = []
     for k, ((a, _), p) in enumerate(zip(cuts, parsers)):
-        # a piece owns the values that start before the middle of its overlap with the next one, so every
-        # value is read with at least OVERLAP / 2 characters of context on each side; none is read twice
+        # a piece owns the values that start before the middle of its overlap with the next one, so
+        # every
+        # value is read with at least OVERLAP / 2 characters of context on each side; none is read
+        # twice
         own_end = (cuts[k + 1][0] + cuts[k][1]) // 2 if k + 1 < len(cuts) else len(text)
         done = out[-1].end if out else 0
-        out += [replace(v, start=v.start + a, end=v.end + a) for v in p.run() if done <= v.start + a < own_end]
+        out += [
+            replace(v, start=v.start + a, end=v.end + a)
+            for v in p.run()
+            if done <= v.start + a < own_end
+        ]
     return out
 
 
 def _cuts(text: str) -> list[tuple[int, int]]:
-    """Overlapping pieces [a, b) of at most CHUNK characters; each next piece starts after a space in the
-    first half of the previous one's last OVERLAP characters (or, with no space there, OVERLAP before its end)."""
+    """Overlapping pieces [a, b) of at most CHUNK characters; each next piece starts after a space
+    in the
+    first half of the previous one's last OVERLAP characters (or, with no space there, OVERLAP
+    before its end)."""
     cuts, a = [], 0
     while True:
         b = min(a + CHUNK, len(text))
@@ -173,7 +230,8 @@ def _cuts(text: str) -> list[tuple[int, int]]:
 
 
 PAST_DATE_DAYS = 92
-"""How far back a date said without a year may lie before it is taken as the next occurrence instead."""
+"""How far back a date said without a year may lie before it is taken as the next occurrence
+instead."""
 
 
 class _Parser:
@@ -182,9 +240,17 @@ class _Parser:
         self.words = NUMBER_WORDS.get(language.replace("_", "-").split("-")[0].lower(), {})
         self.out: list[SpokenValue] = []
         self.toks = self._tokenise(self._prepass())
-        self.money = money if money is not None else any(
-            t.kind == "sym" or (t.k in PREFIX or t.k in MAJOR or t.k in MINOR) and t.kind == "word"
-            and not (t.k == "cent" and self.toks[i - 1].k == "per") for i, t in enumerate(self.toks))
+        self.money = (
+            money
+            if money is not None
+            else any(
+                t.kind == "sym"
+                or (t.k in PREFIX or t.k in MAJOR or t.k in MINOR)
+                and t.kind == "word"
+                and not (t.k == "cent" and self.toks[i - 1].k == "per")
+                for i, t in enumerate(self.toks)
+            )
+        )
 
     def run(self) -> list[SpokenValue]:
         i = 0
@@ -196,18 +262,29 @@ class _Parser:
                 i = self._date(i) or self._cued(i) or self._quantity(i) or i + 1
         return sorted(self.out, key=lambda v: v.start)
 
-    def _value(self, kind: str, value: Any, a: int, b: int, unit: str | None = None,
-               currency: str | None = None) -> SpokenValue:
+    def _value(
+        self,
+        kind: str,
+        value: Any,
+        a: int,
+        b: int,
+        unit: str | None = None,
+        currency: str | None = None,
+    ) -> SpokenValue:
         return SpokenValue(kind, value, self.text[a:b], a, b, unit, currency)
 
     # -- structured forms first: they own their digits, so nothing re-reads them as amounts
     def _prepass(self) -> list[SpokenValue]:
         found: list[SpokenValue] = []
-        starts: list[int] = []  # of `found`, kept sorted (the spans never overlap) to test a match in log time
+        starts: list[
+            int
+        ] = []  # of `found`, kept sorted (the spans never overlap) to test a match in log time
         for name, rx in _PRE:
             for m in rx.finditer(self.shadow):
                 i = bisect.bisect_left(starts, m.end())
-                if (i == 0 or found[i - 1].end <= m.start()) and (v := self._structured(name, m)) is not None:
+                if (i == 0 or found[i - 1].end <= m.start()) and (
+                    v := self._structured(name, m)
+                ) is not None:
                     starts.insert(i, v.start)
                     found.insert(i, v)
         return found
@@ -219,8 +296,12 @@ class _Parser:
                 return self._value("date", date(int(g[0]), int(g[1]), int(g[2])), a, b)
             if name == "dmy":
                 d, mo, y = int(g[0]), int(g[2]), int(g[3])
-                y += 0 if len(g[3]) == 4 else 2000 if 2000 + y <= self.today.year + 10 else 1900  # "12/05/88"
-                d, mo = (mo, d) if mo > 12 >= d else (d, mo)  # day first unless only month first can be
+                y += (
+                    0 if len(g[3]) == 4 else 2000 if 2000 + y <= self.today.year + 10 else 1900
+                )  # "12/05/88"
+                d, mo = (
+                    (mo, d) if mo > 12 >= d else (d, mo)
+                )  # day first unless only month first can be
                 return self._value("date", date(y, mo, d), a, b)
         except ValueError:
             return None
@@ -231,19 +312,30 @@ class _Parser:
             return None
         if name == "alnum":
             mixed = [bool(re.search(r"\d", p) and re.search(r"[A-Za-z]", p)) for p in s.split("-")]
-            if _NOT_ID.match(s) or not re.search(r"\d", s) or not re.search(r"[A-Za-z]", s) or not any(mixed) \
-                    and not any(p.isalpha() and p.isupper() and len(p) <= 4 for p in s.split("-")):
+            if (
+                _NOT_ID.match(s)
+                or not re.search(r"\d", s)
+                or not re.search(r"[A-Za-z]", s)
+                or not any(mixed)
+                and not any(p.isalpha() and p.isupper() and len(p) <= 4 for p in s.split("-"))
+            ):
                 return None  # "3-month" is a number and a unit, "TX-4471" an identifier
         return self._value("identifier", _norm_id(s), a, b)
 
-    def _time(self, hour: int | Decimal, frac: Decimal, ampm: str | None, a: int, b: int) -> SpokenValue | None:
+    def _time(
+        self, hour: int | Decimal, frac: Decimal, ampm: str | None, a: int, b: int
+    ) -> SpokenValue | None:
         h = int(hour)
         minutes = int((Decimal(hour) - h + frac) * 60)
         if ampm and 1 <= h <= 12:
             h = h % 12 + (12 if ampm.lower().startswith("p") else 0)
         elif ampm:
             return None
-        return self._value("time", time(h, minutes), a, b) if 0 <= h <= 23 and 0 <= minutes <= 59 else None
+        return (
+            self._value("time", time(h, minutes), a, b)
+            if 0 <= h <= 23 and 0 <= minutes <= 59
+            else None
+        )
 
     def _tokenise(self, blocks: list[SpokenValue]) -> list[_Tok]:
         s, out, i, prev = self.shadow, [], 0, 0
@@ -260,8 +352,14 @@ class _Parser:
                 continue
             elif "0" <= c <= "9":
                 m = _NUM.match(s, i, limit)
-                tok = _Tok(i, m.end(), "num", m.group().replace(",", ""), self.text[prev:i],
-                           plain=not re.search(r"[.,]", m.group()))
+                tok = _Tok(
+                    i,
+                    m.end(),
+                    "num",
+                    m.group().replace(",", ""),
+                    self.text[prev:i],
+                    plain=not re.search(r"[.,]", m.group()),
+                )
                 if tok.plain and (o := _ORD.match(s, m.end(), limit)):
                     tok.end, tok.ordinal = o.end(), True
             elif is_word(c):
@@ -318,8 +416,10 @@ class _Parser:
         return k
 
     def _nearest(self, m: int, d: int) -> date | None:
-        """A date said without a year is its next occurrence from the call's date, unless it passed within the
-        last three months: said in December, "April first" is next April and "November third" last month;
+        """A date said without a year is its next occurrence from the call's date, unless it passed
+        within the
+        last three months: said in December, "April first" is next April and "November third" last
+        month;
         said in May, "November fourteenth" is this November."""
         options = []
         for y in range(self.today.year - 1, self.today.year + 5):  # 29 February needs a leap year
@@ -334,8 +434,12 @@ class _Parser:
     def _month(self, i: int) -> tuple[int, int] | None:
         if self._tok(i).kind != "word" or self._tok(i).k not in MONTHS:
             return None
-        abbreviated = len(self._tok(i).k) <= 4 and self._tok(i + 1).k == "." and not self._tok(i + 1).gap
-        return MONTHS[self._tok(i).k], i + (2 if abbreviated else 1)  # "Nov." but not the full stop of "June."
+        abbreviated = (
+            len(self._tok(i).k) <= 4 and self._tok(i + 1).k == "." and not self._tok(i + 1).gap
+        )
+        return MONTHS[self._tok(i).k], i + (
+            2 if abbreviated else 1
+        )  # "Nov." but not the full stop of "June."
 
     def _day(self, i: int) -> tuple[int, int] | None:
         t = self._tok(i)
@@ -366,8 +470,11 @@ class _Parser:
         if not self._word(i, ID_CUES):
             return None
         strong, j = self.toks[i].k in STRONG_CUES, i + 1
-        while j - i < 5 and ((k := self._tok(j).k) in ID_FILLERS or (k == "in" and self._tok(j - 1).k == "ending")
-                             or (k in IS and strong)):
+        while j - i < 5 and (
+            (k := self._tok(j).k) in ID_FILLERS
+            or (k == "in" and self._tok(j - 1).k == "ending")
+            or (k in IS and strong)
+        ):
             strong, j = strong or k in ID_FILLERS, j + 1
         digits, k = self._numeral_run(j, 1)
         if not digits and (seq := self._digits(j, 1)):
@@ -380,9 +487,15 @@ class _Parser:
         return k
 
     def _numeral_run(self, i: int, min_groups: int) -> tuple[str, int]:
-        """Plain numerals separated only by spaces, the way a phone or account number is read in breaths."""
+        """Plain numerals separated only by spaces, the way a phone or account number is read in
+        breaths."""
         j = i
-        while (t := self._tok(j)).kind == "num" and t.plain and not t.ordinal and (j == i or self._spaced(j)):
+        while (
+            (t := self._tok(j)).kind == "num"
+            and t.plain
+            and not t.ordinal
+            and (j == i or self._spaced(j))
+        ):
             j += 1
         return ("".join(t.k for t in self.toks[i:j]), j) if j - i >= min_groups else ("", i)
 
@@ -391,7 +504,12 @@ class _Parser:
         out, special, j = "", False, i
         while (t := self._tok(j)).kind != "end":
             role, v = self._role(j)
-            if t.kind == "punct" and t.k in ",-" and len(out) > 1 and self._role(j + 1)[0] in ("d", "rep"):
+            if (
+                t.kind == "punct"
+                and t.k in ",-"
+                and len(out) > 1
+                and self._role(j + 1)[0] in ("d", "rep")
+            ):
                 j += 1
                 continue
             if t.kind != "word" or (j > i and t.gap and not t.gap.isspace()):
@@ -408,11 +526,18 @@ class _Parser:
         return (out, j) if len(out) >= min_len or (special and len(out) >= 2) else None
 
     def _phrase(self, i: int) -> tuple[Decimal, int, bool] | None:
-        """A number said in words: (value, next token, plain) where plain means one chunk below 100."""
+        """A number said in words: (value, next token, plain) where plain means one chunk below
+        100."""
         total, cur, last, big, adj, roles, j = Decimal(0), None, None, None, Decimal(0), [], i
         while (t := self._tok(j)).kind != "end":
             role, v = self._role(j)
-            if t.k == "-" and not t.gap and last == "t" and self._role(j + 1)[0] == "d" and not self._tok(j + 1).gap:
+            if (
+                t.k == "-"
+                and not t.gap
+                and last == "t"
+                and self._role(j + 1)[0] == "d"
+                and not self._tok(j + 1).gap
+            ):
                 cur, last, j = cur + self._role(j + 1)[1], "d", j + 2  # "sixty-five"
                 roles.append("d")
                 continue
@@ -422,19 +547,35 @@ class _Parser:
             if t.k in AND and last in ("s", "S", "h") and nxt in ("d", "n", "t"):
                 last, j = "and", j + 1
                 continue
-            if role in ("d", "n", "t") and (cur is None or last in ("s", "h", "and") and cur % 100 == 0):
+            if role in ("d", "n", "t") and (
+                cur is None or last in ("s", "h", "and") and cur % 100 == 0
+            ):
                 cur, adj = (cur or 0) + v + adj, Decimal(0)
             elif role == "d" and last == "t" and 0 < v < 10:
                 cur += v
-            elif role in ("f", "h") and cur is None or role == "a" and cur is None and nxt in ("s", "S"):
+            elif (
+                role in ("f", "h")
+                and cur is None
+                or role == "a"
+                and cur is None
+                and nxt in ("s", "S")
+            ):
                 cur = v
             elif role == "p" and cur is None and not adj and nxt in ("d", "n", "s", "S"):
                 adj = v
-            elif role == "s" and (cur is not None and 0 < cur < 100 or cur is None and (adj or j == i)):
+            elif role == "s" and (
+                cur is not None and 0 < cur < 100 or cur is None and (adj or j == i)
+            ):
                 cur, adj = (cur if cur is not None else 1 + adj) * 100, Decimal(0)
-            elif role == "S" and (cur is not None or adj or j == i or big is not None and v > big) and v != big:
+            elif (
+                role == "S"
+                and (cur is not None or adj or j == i or big is not None and v > big)
+                and v != big
+            ):
                 c = cur if cur is not None else (1 + adj if adj or j == i else Decimal(0))
-                total = (total + c) * v if big is not None and v > big else total + c * v  # "एक हज़ार करोड़"
+                total = (
+                    (total + c) * v if big is not None and v > big else total + c * v
+                )  # "एक हज़ार करोड़"
                 cur, adj, big = None, Decimal(0), v
             elif role == "point" and self._role(j + 1)[0] in ("d", "oh"):
                 frac, j = "", j + 1
@@ -456,18 +597,39 @@ class _Parser:
         if t.kind == "num" and not t.ordinal:
             run, k = self._numeral_run(i, 2)
             groups = [g.k for g in self.toks[i:k]]
-            if allow_id and len(run) >= 6 and (all(len(g) >= 3 for g in groups) or
-                                               len(groups) >= 3 and all(len(g) >= 2 for g in groups)):
+            if (
+                allow_id
+                and len(run) >= 6
+                and (
+                    all(len(g) >= 3 for g in groups)
+                    or len(groups) >= 3
+                    and all(len(g) >= 2 for g in groups)
+                )
+            ):
                 return "id", run, k
-            if allow_id and t.plain and (len(t.k) >= 7 or len(t.k) >= 2 and t.k[0] == "0") and \
-                    not self._word(i + 1, MAJOR):
+            if (
+                allow_id
+                and t.plain
+                and (len(t.k) >= 7 or len(t.k) >= 2 and t.k[0] == "0")
+                and not self._word(i + 1, MAJOR)
+            ):
                 return "id", t.k, i + 1
             value, k = Decimal(t.k), i + 1
             if (r := self._role(k))[0] in ("s", "S") and self._spaced(k):
                 value, k, big = _tidy(value * r[1]), k + 1, r[1]
-                while (n := self._tok(k)).kind == "num" and n.plain and self._spaced(k) and self._spaced(k + 1) \
-                        and (r := self._role(k + 1))[0] in ("s", "S") and r[1] < big:
-                    value, k, big = value + _tidy(Decimal(n.k) * r[1]), k + 2, r[1]  # "1 lakh 25 thousand"
+                while (
+                    (n := self._tok(k)).kind == "num"
+                    and n.plain
+                    and self._spaced(k)
+                    and self._spaced(k + 1)
+                    and (r := self._role(k + 1))[0] in ("s", "S")
+                    and r[1] < big
+                ):
+                    value, k, big = (
+                        value + _tidy(Decimal(n.k) * r[1]),
+                        k + 2,
+                        r[1],
+                    )  # "1 lakh 25 thousand"
             if self._word(k, {"k"}) and not self._tok(k).gap:
                 value, k = value * 1000, k + 1
             return "value", value, k
@@ -477,17 +639,26 @@ class _Parser:
             return "id", seq[0], seq[1]
         if (p := self._phrase(i)) is None:
             return None
-        if p[2] and t.k.isascii() and self._spaced(p[1]):  # Hindi "दस पंद्रह दिन" is a range, not 1015
+        if (
+            p[2] and t.k.isascii() and self._spaced(p[1])
+        ):  # Hindi "दस पंद्रह दिन" is a range, not 1015
             if (q := self._phrase(p[1])) and q[2] and q[0] >= 10:
                 return "pair", (p[0], q[0]), q[1]
-            if self._role(p[1])[0] == "oh" and self._role(p[1] + 1)[0] == "d" and self._spaced(p[1] + 1):
+            if (
+                self._role(p[1])[0] == "oh"
+                and self._role(p[1] + 1)[0] == "d"
+                and self._spaced(p[1] + 1)
+            ):
                 return "pair", (p[0], self._role(p[1] + 1)[1]), p[1] + 2
         return "value", p[0], p[1]
 
     def _quantity(self, i: int) -> int | None:
         t, currency, j = self.toks[i], None, i
         if t.kind == "sym" or t.kind == "word" and t.k in PREFIX:
-            currency, j = SYMBOLS.get(t.k) or PREFIX[t.k], i + (2 if self._tok(i + 1).k == "." else 1)
+            currency, j = (
+                SYMBOLS.get(t.k) or PREFIX[t.k],
+                i + (2 if self._tok(i + 1).k == "." else 1),
+            )
         if (num := self._number(j, allow_id=currency is None)) is None:
             return None
         (what, value, k), first = num, self.toks[i].start
@@ -500,7 +671,9 @@ class _Parser:
                 return end
             money = bool(currency) or self.money or self._word(k, MAJOR)
             value = a + Decimal(b) / 100 if money else a * 100 + b
-        elif currency is None and (end := self._time_after(k, value, Decimal(0), first)) is not None:
+        elif (
+            currency is None and (end := self._time_after(k, value, Decimal(0), first)) is not None
+        ):
             return end
         if self._word(k, MAJOR) or self._tok(k).kind == "sym" and self._tok(k + 1).kind != "num":
             currency, k = currency or MAJOR.get(self.toks[k].k) or SYMBOLS[self.toks[k].k], k + 1
@@ -510,17 +683,29 @@ class _Parser:
                 after = minor[2]
                 if self._word(after, MINOR):  # "sixty-five dollars and fifty-two cents"
                     value, k = value + minor[1] / 100, after + 1
-                elif not self._word(after, MAJOR) and self._role(after)[0] is None and \
-                        self._unit(after, minor[1])[0] is None:  # "sixty-five dollars fifty-two"
+                elif (
+                    not self._word(after, MAJOR)
+                    and self._role(after)[0] is None
+                    and self._unit(after, minor[1])[0] is None
+                ):  # "sixty-five dollars fifty-two"
                     value, k = value + minor[1] / 100, after
         elif self._word(k, MINOR):
             value, currency, k = value / 100, currency or MINOR[self.toks[k].k], k + 1
         unit, k = self._unit(k, value) if currency is None else (None, k)
-        year_like = t.kind == "num" and t.plain and len(t.k) == 4 and 1900 <= int(t.k) < 2100 and \
-            self._tok(i - 1).k in YEAR_CUES and i > 0  # "in 2026 you paid $500": 2026 is no amount
+        year_like = (
+            t.kind == "num"
+            and t.plain
+            and len(t.k) == 4
+            and 1900 <= int(t.k) < 2100
+            and self._tok(i - 1).k in YEAR_CUES
+            and i > 0
+        )  # "in 2026 you paid $500": 2026 is no amount
         kind = "amount" if currency or self.money and unit is None and not year_like else "number"
-        self.out.append(self._value(kind, value, first, self.toks[k - 1].end,
-                                    "currency" if currency else unit, currency))
+        self.out.append(
+            self._value(
+                kind, value, first, self.toks[k - 1].end, "currency" if currency else unit, currency
+            )
+        )
         return k
 
     def _time_after(self, k: int, hour: Decimal, frac: Decimal, first: int) -> int | None:
@@ -531,7 +716,10 @@ class _Parser:
             pm = any(self._word(self._start(first) - back, PM_CUES) for back in (1, 2))
             ampm, end = t.k if t.k in ("am", "pm") else ("pm" if pm else None), k + 1
         elif t.k in ("a", "p") and self._tok(k + 1).k == "." and self._word(k + 2, {"m"}):  # "a.m."
-            ampm, end = t.k, k + (4 if self._tok(k + 3).k == "." and not self._tok(k + 3).gap else 3)
+            ampm, end = (
+                t.k,
+                k + (4 if self._tok(k + 3).k == "." and not self._tok(k + 3).gap else 3),
+            )
         elif t.k == "o" and self._tok(k + 1).k in ("'", "’") and self._word(k + 2, {"clock"}):
             end = k + 3
         v = self._time(hour, frac, ampm, first, self.toks[end - 1].end) if end else None
@@ -552,11 +740,14 @@ class _Parser:
         while self._word(k, ADJ) and self._spaced(k + 1) and k - start < 2:
             k += 1
         t = self._tok(k)
-        if t.kind != "word" or len(t.k) < 2 or any(t.k in s for s in (STOP, self.words, MONTHS, MAJOR, MINOR,
-                                                                       TIME_WORDS)):
+        if (
+            t.kind != "word"
+            or len(t.k) < 2
+            or any(t.k in s for s in (STOP, self.words, MONTHS, MAJOR, MINOR, TIME_WORDS))
+        ):
             return None, start
         stems = [w for w in UNIT_WORDS if t.k.startswith(w) and (w == t.k or not t.k.isascii())]
         if stems:
             name = UNIT_WORDS[max(stems, key=len)]
             return (name if value == 1 or name == "percent" else name + "s"), k + 1
-        return unicodedata.normalize("NFC", self.text[t.start:t.end]).casefold(), k + 1
+        return unicodedata.normalize("NFC", self.text[t.start : t.end]).casefold(), k + 1

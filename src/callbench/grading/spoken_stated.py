@@ -1,7 +1,10 @@
-"""Checking a trace for a spoken value: did the agent (or caller) say it, in which message, inside which window.
+"""Checking a trace for a spoken value: did the agent (or caller) say it, in which message, inside
+which window.
 
-The parser (spoken.py) reads every value an utterance carries; this module decides whether one of them is the
-expected value (with tolerance, unit and currency), and matches identifiers read out letter by letter.
+The parser (spoken.py) reads every value an utterance carries; this module decides whether one of
+them is the
+expected value (with tolerance, unit and currency), and matches identifiers read out letter by
+letter.
 """
 
 from __future__ import annotations
@@ -34,9 +37,11 @@ def _expected(expected: Any, kind: str) -> Any:
     raise ValueError(f"unknown kind {kind!r} (amount, number, date, time, identifier)")
 
 
-def _judge(v: SpokenValue, want: Any, kind: str, tol: Decimal, unit: str | None,
-           currency: str | None) -> tuple[bool, str]:
-    """Whether `v` states the wanted value; otherwise why not, when the reason is worth reporting."""
+def _judge(
+    v: SpokenValue, want: Any, kind: str, tol: Decimal, unit: str | None, currency: str | None
+) -> tuple[bool, str]:
+    """Whether `v` states the wanted value; otherwise why not, when the reason is worth
+    reporting."""
     name = {"amount": "an amount", "number": "a number", "identifier": "an identifier"}
     if kind in ("amount", "number"):
         if v.kind == "identifier" and want == int(want) and v.value == str(int(want)):
@@ -48,14 +53,30 @@ def _judge(v: SpokenValue, want: Any, kind: str, tol: Decimal, unit: str | None,
             return False, f"is {name[v.kind]}, not {name[kind]}" if off <= tol else ""
         if off > tol:
             return False, f"{v.value} is {off} away (tolerance {tol})"
-        if unit and unit != "currency" and (v.unit is None or unit_class(v.unit) != unit_class(unit)):
-            return False, f"has unit {v.unit!r}, not {unit!r}" if v.unit else f"has no unit, {unit!r} wanted"
+        if (
+            unit
+            and unit != "currency"
+            and (v.unit is None or unit_class(v.unit) != unit_class(unit))
+        ):
+            return (
+                False,
+                f"has unit {v.unit!r}, not {unit!r}" if v.unit else f"has no unit, {unit!r} wanted",
+            )
         if currency and v.currency and v.currency != currency:
             return False, f"is in {v.currency}, not {currency}"
         return True, ""
-    if kind == "identifier":  # a bare whole number said aloud is the same digits; an amount never is
-        digits = v.kind == "number" and v.unit is None and v.value == int(v.value) and not re.search(r"[.,]", v.text)
-        return (v.kind == "identifier" and v.value == want) or (digits and str(int(v.value)) == want), ""
+    if (
+        kind == "identifier"
+    ):  # a bare whole number said aloud is the same digits; an amount never is
+        digits = (
+            v.kind == "number"
+            and v.unit is None
+            and v.value == int(v.value)
+            and not re.search(r"[.,]", v.text)
+        )
+        return (v.kind == "identifier" and v.value == want) or (
+            digits and str(int(v.value)) == want
+        ), ""
     if v.kind != kind:
         return False, ""
     if kind == "date":
@@ -64,50 +85,104 @@ def _judge(v: SpokenValue, want: Any, kind: str, tol: Decimal, unit: str | None,
     return (True, "") if v.value == want else (False, f"is {v.value}, not {want}")
 
 
-def stated(trace: Trace, expected: Any, kind: str, *, tolerance: float = 0.0, unit: str | None = None,
-           window: Window = Window(), language: str = "en", today: date | None = None,
-           currency: str | None = None) -> Finding:
-    """The first message in the window that states `expected`, with the near misses explained when none does.
+def stated(
+    trace: Trace,
+    expected: Any,
+    kind: str,
+    *,
+    tolerance: float = 0.0,
+    unit: str | None = None,
+    window: Window = Window(),
+    language: str = "en",
+    today: date | None = None,
+    currency: str | None = None,
+) -> Finding:
+    """The first message in the window that states `expected`, with the near misses explained when
+    none does.
 
-    Amounts are parsed with the money reading on, so "sixty-five fifty-two" counts for 65.52; a unit,
+    Amounts are parsed with the money reading on, so "sixty-five fifty-two" counts for 65.52; a
+    unit,
     when given, must be said ("three payments" never satisfies a check for 3 months)."""
     if window.speaker not in ("candidate", "caller", "any"):
         raise ValueError(f"window.speaker must be candidate, caller or any, not {window.speaker!r}")
     want, tol = _expected(expected, kind), Decimal(str(tolerance))
     who = "anyone" if window.speaker == "any" else f"the {window.speaker}"
-    span = f"messages {'start' if window.from_index is None else window.from_index}-" \
-           f"{'end' if window.to_index is None else window.to_index}"
-    looked = f"{kind} {want}" + (f" ±{tol}" if tol else "") + (f" ({unit})" if unit else "") + \
-        f" said by {who} in {span}" + (f" about {'/'.join(window.topic)}" if window.topic else "")
+    span = (
+        f"messages {'start' if window.from_index is None else window.from_index}-"
+        f"{'end' if window.to_index is None else window.to_index}"
+    )
+    looked = (
+        f"{kind} {want}"
+        + (f" ±{tol}" if tol else "")
+        + (f" ({unit})" if unit else "")
+        + f" said by {who} in {span}"
+        + (f" about {'/'.join(window.topic)}" if window.topic else "")
+    )
     notes: list[str] = []
     for m in trace.messages:
         if not m.text or m.role == "tool" or window.speaker not in ("any", m.role):
             continue
-        inside = (window.from_index is None or m.index >= window.from_index) and \
-            (window.to_index is None or m.index <= window.to_index) and m.index not in window.exclude
+        inside = (
+            (window.from_index is None or m.index >= window.from_index)
+            and (window.to_index is None or m.index <= window.to_index)
+            and m.index not in window.exclude
+        )
         on_topic = not window.topic or any(find_cue(c, m.text) for c in window.topic)
-        for v in find_values(m.text, language, today=today, money=True if kind == "amount" else None):
+        for v in find_values(
+            m.text, language, today=today, money=True if kind == "amount" else None
+        ):
             ok, why = _judge(v, want, kind, tol, unit, currency)
             if ok and inside and on_topic:
                 return Finding(True, m.index, v, f"{looked}: {v.text!r} at message {m.index}")
             if ok:
-                why = ("is in a turn too long to follow" if m.index in window.exclude else f"is outside {span}") \
-                    if not inside else "is not in a message about the topic"
+                why = (
+                    (
+                        "is in a turn too long to follow"
+                        if m.index in window.exclude
+                        else f"is outside {span}"
+                    )
+                    if not inside
+                    else "is not in a message about the topic"
+                )
             if why:
                 notes.append(f"{v.text!r} at message {m.index} {why}")
-        if kind == "identifier" and inside and on_topic and spelled_identifier(m.text, str(expected)):
+        if (
+            kind == "identifier"
+            and inside
+            and on_topic
+            and spelled_identifier(m.text, str(expected))
+        ):
             return Finding(True, m.index, None, f"{looked}: spelled out at message {m.index}")
     more = f"; {len(notes) - 6} more" if len(notes) > 6 else ""
-    return Finding(False, None, None, f"{looked}: not found" + ("; " + "; ".join(notes[:6]) + more if notes else ""))
+    return Finding(
+        False,
+        None,
+        None,
+        f"{looked}: not found" + ("; " + "; ".join(notes[:6]) + more if notes else ""),
+    )
 
 
-SPELLED_DIGITS = {"zero": "0", "oh": "0", "o": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
-                  "six": "6", "seven": "7", "eight": "8", "nine": "9"}
+SPELLED_DIGITS = {
+    "zero": "0",
+    "oh": "0",
+    "o": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+}
 
 
 def spelled_identifier(text: str, identifier: str) -> bool:
-    """True when consecutive whole tokens (letters, digits, English digit words) spell the identifier:
-    "D P three three zero one" is DP-3301, as an agent reads a code aloud. Identifiers shorter than four
+    """True when consecutive whole tokens (letters, digits, English digit words) spell the
+    identifier:
+    "D P three three zero one" is DP-3301, as an agent reads a code aloud. Identifiers shorter than
+    four
     characters are left to the parser: spelled, they would match ordinary words."""
     want = re.sub(r"[^0-9A-Z]", "", identifier.upper())
     if len(want) < 4:

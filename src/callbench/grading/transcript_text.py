@@ -9,8 +9,10 @@ from ..call.trace import Trace
 
 
 def numbered_transcript(trace: Trace, show_intended: bool = True) -> str:
-    """Agent speech, caller fragments (with what the caller meant when the channel changed it), tool calls
-    and results. Nothing from the scenario's answer key is in a trace, so nothing of it can leak here."""
+    """Agent speech, caller fragments (with what the caller meant when the channel changed it), tool
+    calls
+    and results. Nothing from the scenario's answer key is in a trace, so nothing of it can leak
+    here."""
     intended = {t.message_indices[0]: t for t in trace.caller_turns if t.message_indices}
     events = {e.index: e for e in trace.tool_events}
     lines = []
@@ -18,7 +20,10 @@ def numbered_transcript(trace: Trace, show_intended: bool = True) -> str:
         if m.role == "caller":
             turn = intended.get(m.index)
             if show_intended and turn is not None and turn.observed != [turn.intended]:
-                lines.append(f"     (the caller meant: {turn.intended!r}; the agent heard the fragments below)")
+                lines.append(
+                    f"     (the caller meant: {turn.intended!r}; the agent heard the fragments "
+                    "below)"
+                )
             lines.append(f"#{m.index} CALLER: {m.text}")
         elif m.role == "candidate":
             if m.text:

@@ -1,7 +1,10 @@
-"""Where evidence counts: windows anchored on actions or plan steps, and speech a person could follow.
+"""Where evidence counts: windows anchored on actions or plan steps, and speech a person could
+follow.
 
-A spoken value, a refusal or a stated phrase is evidence only inside its window and only in an agent turn a
-caller could follow (no longer than the suite's `followable_words`). An anchor is an expected action (its
+A spoken value, a refusal or a stated phrase is evidence only inside its window and only in an agent
+turn a
+caller could follow (no longer than the suite's `followable_words`). An anchor is an expected action
+(its
 first counted call, provided it kept the action's own ordering) or a plan step (the caller turn that
 expressed it). A window whose anchor never
 happened is closed: reciting a figure without ever doing the thing it belongs to earns nothing.
@@ -35,12 +38,18 @@ class Bounds:
     """why no message can count (an anchor never happened), or None"""
 
     def holds(self, index: int) -> bool:
-        return self.closed is None and (self.lo is None or index >= self.lo) and (self.hi is None or index <= self.hi)
+        return (
+            self.closed is None
+            and (self.lo is None or index >= self.lo)
+            and (self.hi is None or index <= self.hi)
+        )
 
     def describe(self) -> str:
         if self.closed:
             return f"closed: {self.closed}"
-        return f"messages {'start' if self.lo is None else self.lo}-{'end' if self.hi is None else self.hi}"
+        lo = "start" if self.lo is None else self.lo
+        hi = "end" if self.hi is None else self.hi
+        return f"messages {lo}-{hi}"
 
 
 def limit_of(suite: SuiteManifest | None) -> tuple[int, int | None]:
@@ -51,7 +60,8 @@ def limit_of(suite: SuiteManifest | None) -> tuple[int, int | None]:
 
 
 def anchor_span(trace: Trace, scenario: Scenario, anchor: str) -> Span | None:
-    """The first occurrence of an action (call message .. result) or of a plan step (its caller turn)."""
+    """The first occurrence of an action (call message .. result) or of a plan step (its caller
+    turn)."""
     if any(a.id == anchor for a in scenario.expected_actions):
         from .actions import first_counted
 
@@ -64,8 +74,10 @@ def anchor_span(trace: Trace, scenario: Scenario, anchor: str) -> Span | None:
 
 
 def bounds(trace: Trace, scenario: Scenario, after: str | None, before: str | None) -> Bounds:
-    """After an anchor: strictly after its result (or the caller turn). Before one: up to and including the
-    message that made the call (so "the fee is $50, cancelling now" counts), or up to the caller turn."""
+    """After an anchor: strictly after its result (or the caller turn). Before one: up to and
+    including the
+    message that made the call (so "the fee is $50, cancelling now" counts), or up to the caller
+    turn."""
     lo = hi = None
     if after is not None:
         span = anchor_span(trace, scenario, after)
@@ -82,7 +94,8 @@ def bounds(trace: Trace, scenario: Scenario, after: str | None, before: str | No
 
 
 def unfollowable(trace: Trace, limit: tuple[int, int | None]) -> set[int]:
-    """Candidate messages in an agent turn longer than `limit` words (or holding more figures than it allows): no
+    """Candidate messages in an agent turn longer than `limit` words (or holding more figures than
+    it allows): no
     caller could follow that turn, so nothing in it counts as having been told to the caller."""
     words, figures = limit
     by_turn: dict[int, list] = {}

@@ -1,12 +1,17 @@
 """The OpenVoiceCS oracle's text rules as callbench checks: grounding claims and privacy patterns.
 
-* `grounding.required_claims` (`any_terms`) -> an earned phrase check (`must: say`) in the window after the
-  scenario's last expected action, so the claim counts only once the thing it claims was done; skipped (and
-  reported as dropped) when a term is printed in the agent's instructions, since reading them aloud would earn it;
-* `grounding.forbidden_claims` and `privacy.forbidden_disclosures` (`patterns`) -> guards (`must: not_say`)
+* `grounding.required_claims` (`any_terms`) -> an earned phrase check (`must: say`) in the window
+  after the
+  scenario's last expected action, so the claim counts only once the thing it claims was done;
+  skipped (and
+  reported as dropped) when a term is printed in the agent's instructions, since reading them aloud
+  would earn it;
+* `grounding.forbidden_claims` and `privacy.forbidden_disclosures` (`patterns`) -> guards (`must:
+  not_say`)
   over every agent message.
 
-Policy and privacy *events* (identity_verified, pii_minimization, upsell_attempt...) name judgements the source
+Policy and privacy *events* (identity_verified, pii_minimization, upsell_attempt...) name judgements
+the source
 records out of band; they have no deterministic equivalent and are reported as dropped.
 """
 
@@ -21,7 +26,8 @@ _ESCAPED = re.compile(r"\\(.)")
 
 
 def _literal(term: str) -> str | None:
-    """A regex-escaped phrase ("\\$12") as the words it matches ("$12"); None when it is a real pattern."""
+    """A regex-escaped phrase ("\\$12") as the words it matches ("$12"); None when it is a real
+    pattern."""
     plain = _ESCAPED.sub(r"\1", term)
     return None if re.search(r"[\[\]()*+?{}|^]", _ESCAPED.sub("", term)) else plain.strip() or None
 
@@ -34,8 +40,13 @@ def _pattern_ok(pattern: str) -> bool:
     return True
 
 
-def text_checks(oracle: dict[str, Any], instructions: str, last_action: str | None,
-                converted: list[str], dropped: list[str]) -> list[dict[str, Any]]:
+def text_checks(
+    oracle: dict[str, Any],
+    instructions: str,
+    last_action: str | None,
+    converted: list[str],
+    dropped: list[str],
+) -> list[dict[str, Any]]:
     checks: list[dict[str, Any]] = []
     grounding = oracle.get("grounding") or {}
     for n, claim in enumerate(grounding.get("required_claims") or [], start=1):
@@ -47,37 +58,79 @@ def text_checks(oracle: dict[str, Any], instructions: str, last_action: str | No
         if not terms:
             dropped.append(f"oracle.grounding.required_claims {name}: no literal term to look for")
         elif printed:
-            dropped.append(f"oracle.grounding.required_claims {name} (any of {terms}): {printed} printed in the agent's "
-                           f"instructions, so a recital would earn it; not graded")
+            dropped.append(
+                f"oracle.grounding.required_claims {name} (any of {terms}): {printed} printed in "
+                "the agent's "
+                f"instructions, so a recital would earn it; not graded"
+            )
         elif last_action is None:
-            dropped.append(f"oracle.grounding.required_claims {name}: no expected action to anchor its window on")
+            dropped.append(
+                f"oracle.grounding.required_claims {name}: no expected action to anchor its window "
+                "on"
+            )
         else:
-            checks.append({"id": _slug(f"says_{name}"), "description": f"grounding claim '{name}'", "terms": terms,
-                           "must": "say", "after": last_action, "weight": 1})
-            converted.append(f"oracle.grounding.required_claims {name} -> phrase check (any of {terms}, said after "
-                             f"'{last_action}' in a turn a caller could follow)")
-    forbidden = [(f"claim {c.get('id')}", c.get("patterns")) for c in grounding.get("forbidden_claims") or []
-                 if isinstance(c, dict)]
+            checks.append(
+                {
+                    "id": _slug(f"says_{name}"),
+                    "description": f"grounding claim '{name}'",
+                    "terms": terms,
+                    "must": "say",
+                    "after": last_action,
+                    "weight": 1,
+                }
+            )
+            converted.append(
+                f"oracle.grounding.required_claims {name} -> phrase check (any of {terms}, said "
+                "after "
+                f"'{last_action}' in a turn a caller could follow)"
+            )
+    forbidden = [
+        (f"claim {c.get('id')}", c.get("patterns"))
+        for c in grounding.get("forbidden_claims") or []
+        if isinstance(c, dict)
+    ]
     privacy = oracle.get("privacy") or {}
-    forbidden += [(f"disclosure {d.get('id')}", d.get("patterns")) for d in privacy.get("forbidden_disclosures") or []
-                  if isinstance(d, dict)]
+    forbidden += [
+        (f"disclosure {d.get('id')}", d.get("patterns"))
+        for d in privacy.get("forbidden_disclosures") or []
+        if isinstance(d, dict)
+    ]
     for what, patterns in forbidden:
         usable = [str(p) for p in patterns or [] if isinstance(p, str) and _pattern_ok(p)]
         if not usable:
             dropped.append(f"forbidden {what}: no usable pattern")
             continue
-        checks.append({"id": _slug(f"never_{what.split()[-1]}"), "description": f"forbidden {what}",
-                       "patterns": usable, "must": "not_say", "weight": 2})
-        converted.append(f"forbidden {what} -> a guard: patterns {usable} never in any agent message")
+        checks.append(
+            {
+                "id": _slug(f"never_{what.split()[-1]}"),
+                "description": f"forbidden {what}",
+                "patterns": usable,
+                "must": "not_say",
+                "weight": 2,
+            }
+        )
+        converted.append(
+            f"forbidden {what} -> a guard: patterns {usable} never in any agent message"
+        )
     if "max_hallucinations_per_turn" in grounding:
-        dropped.append(f"oracle.grounding.max_hallucinations_per_turn={grounding['max_hallucinations_per_turn']}: "
-                       f"hallucination needs a judge; not graded")
-    for key in sorted(set(grounding) - {"required_claims", "forbidden_claims", "max_hallucinations_per_turn"}):
+        dropped.append(
+            "oracle.grounding.max_hallucinations_per_turn="
+            f"{grounding['max_hallucinations_per_turn']}: "
+            f"hallucination needs a judge; not graded"
+        )
+    for key in sorted(
+        set(grounding) - {"required_claims", "forbidden_claims", "max_hallucinations_per_turn"}
+    ):
         dropped.append(f"oracle.grounding.{key}: not converted")
     for key in ("required_events", "forbidden_events"):
         if privacy.get(key):
-            dropped.append(f"oracle.privacy.{key} {privacy[key]}: privacy events have no deterministic equivalent")
-    for key in sorted(set(privacy) - {"forbidden_disclosures", "required_events", "forbidden_events"}):
+            dropped.append(
+                f"oracle.privacy.{key} {privacy[key]}: privacy events have no deterministic "
+                "equivalent"
+            )
+    for key in sorted(
+        set(privacy) - {"forbidden_disclosures", "required_events", "forbidden_events"}
+    ):
         dropped.append(f"oracle.privacy.{key}: not converted")
     seen: set[str] = set()
     for c in checks:  # ids must be unique within the scenario

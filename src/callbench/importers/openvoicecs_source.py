@@ -1,4 +1,5 @@
-"""The OpenVoiceCS source format as the importer reads it: its keys, the checks on its structure, the
+"""The OpenVoiceCS source format as the importer reads it: its keys, the checks on its structure,
+the
 conversion report, and small value helpers. Conversion itself is in `openvoicecs.py`."""
 
 from __future__ import annotations
@@ -14,12 +15,43 @@ PRIVATE = "_openvoicecs"
 END_TOOL = "end_call"
 DATETIME = "2026-01-15T10:00:00+00:00"
 
-SCENARIO_KEYS = {"id", "domain", "track", "difficulty", "customer_goal", "customer_profile", "conversation",
-                 "initial_state", "policy", "tools", "experience", "oracle", "tags"}
-TOOL_KEYS = {"name", "description", "required_arguments", "generated_arguments", "argument_bindings", "preconditions",
-             "state_updates", "result"}
-ORACLE_KEYS = {"expected_tool_calls", "forbidden_tool_calls", "required_events", "forbidden_events", "grounding",
-               "privacy", "auth", "expected_state", "reference_response", "forbidden_event_triggers"}
+SCENARIO_KEYS = {
+    "id",
+    "domain",
+    "track",
+    "difficulty",
+    "customer_goal",
+    "customer_profile",
+    "conversation",
+    "initial_state",
+    "policy",
+    "tools",
+    "experience",
+    "oracle",
+    "tags",
+}
+TOOL_KEYS = {
+    "name",
+    "description",
+    "required_arguments",
+    "generated_arguments",
+    "argument_bindings",
+    "preconditions",
+    "state_updates",
+    "result",
+}
+ORACLE_KEYS = {
+    "expected_tool_calls",
+    "forbidden_tool_calls",
+    "required_events",
+    "forbidden_events",
+    "grounding",
+    "privacy",
+    "auth",
+    "expected_state",
+    "reference_response",
+    "forbidden_event_triggers",
+}
 POLICY_KEYS = {"summary", "required_actions", "required_events"}
 AUTH_KEYS = {"required_events", "verification_events", "protected_tools", "forbidden_events"}
 
@@ -30,7 +62,8 @@ CALLER_PHRASES = {
 }
 
 LOCK_AFTER = 3
-"""Refused calls after which an imported tool locks for the rest of the call (the source never locks)."""
+"""Refused calls after which an imported tool locks for the rest of the call (the source never
+locks)."""
 DETAILS_CUE = "account details"
 MORE_CUE = "anything else"
 
@@ -53,7 +86,8 @@ class ScenarioConversion:
     dropped: list[str] = field(default_factory=list)
     skipped: bool = False
     unsayable: list[str] = field(default_factory=list)
-    """argument values an expected call pins that the caller never says, no tool returns and the call context
+    """argument values an expected call pins that the caller never says, no tool returns and the
+    call context
     does not hold: no agent can be expected to produce them"""
 
 
@@ -80,23 +114,50 @@ class ConversionReport:
         return asdict(self)
 
     def to_markdown(self) -> str:
-        lines = [f"# Conversion report: {self.suite_id}", "",
-                 f"Source: `{self.source}`", "",
-                 "Attribution: " + "; ".join(f"{k}: {v}" for k, v in self.attribution.items()), "",
-                 f"{self.converted_count} of {len(self.scenarios)} scenarios converted into "
-                 f"{len(self.agents)} agents ({', '.join(sorted(self.agents))}).", "",
-                 f"{len(self.unsayable)} scenario(s) need an argument value that no one ever says (not the caller, "
-                 f"no tool result, not the call context): " + (", ".join(self.unsayable) or "none") + ".", ""]
+        lines = [
+            f"# Conversion report: {self.suite_id}",
+            "",
+            f"Source: `{self.source}`",
+            "",
+            "Attribution: " + "; ".join(f"{k}: {v}" for k, v in self.attribution.items()),
+            "",
+            f"{self.converted_count} of {len(self.scenarios)} scenarios converted into "
+            f"{len(self.agents)} agents ({', '.join(sorted(self.agents))}).",
+            "",
+            f"{len(self.unsayable)} scenario(s) need an argument value that no one ever says (not "
+            "the caller, "
+            f"no tool result, not the call context): "
+            + (", ".join(self.unsayable) or "none")
+            + ".",
+            "",
+        ]
         if self.notes:
             lines += ["## Notes for every scenario", ""] + [f"- {n}" for n in self.notes] + [""]
-        lines += ["## Summary", "", "| scenario | agent | converted | approximated | dropped |", "|---|---|---|---|---|"]
+        lines += [
+            "## Summary",
+            "",
+            "| scenario | agent | converted | approximated | dropped |",
+            "|---|---|---|---|---|",
+        ]
         for s in self.scenarios:
             name = s.id + (" (skipped)" if s.skipped else "")
-            lines.append(f"| {name} | {s.agent} | {len(s.converted)} | {len(s.approximated)} | {len(s.dropped)} |")
+            lines.append(
+                f"| {name} | {s.agent} | {len(s.converted)} | {len(s.approximated)} | "
+                f"{len(s.dropped)} |"
+            )
         lines.append("")
         for s in self.scenarios:
-            lines += [f"## {s.id}", "", f"agent `{s.agent}`, file `{s.file or '-'}`" + (" - SKIPPED" if s.skipped else ""), ""]
-            for title, items in (("Converted", s.converted), ("Approximated", s.approximated), ("Dropped", s.dropped)):
+            lines += [
+                f"## {s.id}",
+                "",
+                f"agent `{s.agent}`, file `{s.file or '-'}`" + (" - SKIPPED" if s.skipped else ""),
+                "",
+            ]
+            for title, items in (
+                ("Converted", s.converted),
+                ("Approximated", s.approximated),
+                ("Dropped", s.dropped),
+            ):
                 lines.append(f"**{title}** ({len(items)})")
                 lines.append("")
                 lines += [f"- {i}" for i in items] or ["- (none)"]
@@ -104,7 +165,9 @@ class ConversionReport:
         return "\n".join(lines)
 
 
-# --- reading ----------------------------------------------------------------------------------------
+# --- reading
+# ----------------------------------------------------------------------------------------
+
 
 def _load(source: Path) -> dict[str, Any]:
     if not source.is_file():
@@ -114,11 +177,17 @@ def _load(source: Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise ImportFormatError(source, "<file>", f"not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
-        raise ImportFormatError(source, "<json>", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise ImportFormatError(
+            source, "<json>", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
     if isinstance(data, list):
         data = {"scenarios": data}
     if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
-        raise ImportFormatError(source, "scenarios", "expected a list of scenarios (or an object with a 'scenarios' list)")
+        raise ImportFormatError(
+            source,
+            "scenarios",
+            "expected a list of scenarios (or an object with a 'scenarios' list)",
+        )
     if not data["scenarios"]:
         raise ImportFormatError(source, "scenarios", "the list is empty")
     seen: set[str] = set()
@@ -128,7 +197,9 @@ def _load(source: Path) -> dict[str, Any]:
             raise ImportFormatError(source, where, "expected an object")
         _need(source, s, where, "id", str)
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.\-]*", s["id"]):
-            raise ImportFormatError(source, f"{where}.id", f"{s['id']!r} is not a portable identifier")
+            raise ImportFormatError(
+                source, f"{where}.id", f"{s['id']!r} is not a portable identifier"
+            )
         if s["id"] in seen:
             raise ImportFormatError(source, f"{where}.id", f"duplicate id {s['id']!r}")
         seen.add(s["id"])
@@ -137,8 +208,13 @@ def _load(source: Path) -> dict[str, Any]:
         _need(source, s, where, "tools", list)
         _need(source, s, where, "conversation", list)
         _need(source, s, where, "oracle", dict)
-        for key, kind in (("customer_profile", dict), ("policy", dict), ("customer_goal", str), ("domain", str),
-                          ("tags", list)):
+        for key, kind in (
+            ("customer_profile", dict),
+            ("policy", dict),
+            ("customer_goal", str),
+            ("domain", str),
+            ("tags", list),
+        ):
             if key in s and not isinstance(s[key], kind):
                 raise ImportFormatError(source, f"{where}.{key}", f"expected {kind.__name__}")
         for j, t in enumerate(s["tools"]):
@@ -147,21 +223,37 @@ def _load(source: Path) -> dict[str, Any]:
             _need(source, t, f"{where}.tools[{j}]", "name", str)
             for key in ("required_arguments", "generated_arguments", "result"):
                 if key in t and not isinstance(t[key], dict):
-                    raise ImportFormatError(source, f"{where}.tools[{j}].{key}", "expected an object")
+                    raise ImportFormatError(
+                        source, f"{where}.tools[{j}].{key}", "expected an object"
+                    )
             for key in ("preconditions", "state_updates"):
                 for k, u in enumerate(t.get(key) or []):
-                    if not isinstance(u, dict) or not isinstance(u.get("path"), str) or "value" not in u:
-                        raise ImportFormatError(source, f"{where}.tools[{j}].{key}[{k}]", "expected {path, value}")
+                    if (
+                        not isinstance(u, dict)
+                        or not isinstance(u.get("path"), str)
+                        or "value" not in u
+                    ):
+                        raise ImportFormatError(
+                            source, f"{where}.tools[{j}].{key}[{k}]", "expected {path, value}"
+                        )
         for j, turn in enumerate(s["conversation"]):
             if not isinstance(turn, dict) or not isinstance(turn.get("text"), str):
-                raise ImportFormatError(source, f"{where}.conversation[{j}]", "expected {role, text}")
+                raise ImportFormatError(
+                    source, f"{where}.conversation[{j}]", "expected {role, text}"
+                )
         for key in ("expected_tool_calls", "forbidden_tool_calls"):
             calls = s["oracle"].get(key, [])
             if not isinstance(calls, list):
                 raise ImportFormatError(source, f"{where}.oracle.{key}", "expected a list")
             for j, c in enumerate(calls):
-                if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not isinstance(c.get("arguments", {}), dict):
-                    raise ImportFormatError(source, f"{where}.oracle.{key}[{j}]", "expected {name, arguments}")
+                if (
+                    not isinstance(c, dict)
+                    or not isinstance(c.get("name"), str)
+                    or not isinstance(c.get("arguments", {}), dict)
+                ):
+                    raise ImportFormatError(
+                        source, f"{where}.oracle.{key}[{j}]", "expected {name, arguments}"
+                    )
         if "expected_state" in s["oracle"] and not isinstance(s["oracle"]["expected_state"], dict):
             raise ImportFormatError(source, f"{where}.oracle.expected_state", "expected an object")
     return data
@@ -171,10 +263,14 @@ def _need(source: Path, obj: dict, where: str, key: str, kind: type) -> None:
     if key not in obj:
         raise ImportFormatError(source, f"{where}.{key}", "missing")
     if not isinstance(obj[key], kind):
-        raise ImportFormatError(source, f"{where}.{key}", f"expected {kind.__name__}, got {type(obj[key]).__name__}")
+        raise ImportFormatError(
+            source, f"{where}.{key}", f"expected {kind.__name__}, got {type(obj[key]).__name__}"
+        )
 
 
-# --- helpers ----------------------------------------------------------------------------------------
+# --- helpers
+# ----------------------------------------------------------------------------------------
+
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "general"

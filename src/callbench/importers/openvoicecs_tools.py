@@ -1,4 +1,5 @@
-"""The OpenVoiceCS tool declarations as callbench tools: one schema per domain tool, and state updates as effects."""
+"""The OpenVoiceCS tool declarations as callbench tools: one schema per domain tool, and state
+updates as effects."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from .openvoicecs_source import _json_type, _words
 
 
 def _set_effects(updates: list[dict], state: dict, notes: list[str], tool: str) -> list[dict]:
-    """`set` effects for the updates, applied to `state` as they go. OpenVoiceCS creates missing parents;
-    callbench's `set` never does, so a missing parent becomes one `set` of a nested object at the first
+    """`set` effects for the updates, applied to `state` as they go. OpenVoiceCS creates missing
+    parents;
+    callbench's `set` never does, so a missing parent becomes one `set` of a nested object at the
+    first
     missing segment (the deepest existing object is its parent)."""
     effects = []
     for u in updates:
@@ -26,15 +29,18 @@ def _set_effects(updates: list[dict], state: dict, notes: list[str], tool: str) 
             node[segments[-1]] = copy.deepcopy(u["value"])
             continue
         value: Any = copy.deepcopy(u["value"])
-        for seg in reversed(segments[i + 1:]):
+        for seg in reversed(segments[i + 1 :]):
             value = {seg: value}
-        at = ".".join(segments[:i + 1])
+        at = ".".join(segments[: i + 1])
         replaced = segments[i] in node
         effects.append({"op": "set", "path": at, "value": value})
         node[segments[i]] = copy.deepcopy(value)
-        notes.append(f"{tool}: state update `{u['path']}` has no parent object yet "
-                     f"({'a non-object value is replaced' if replaced else 'it is created'}): written as one `set` "
-                     f"of `{at}` to {json.dumps(value)} (callbench's set never invents parents)")
+        notes.append(
+            f"{tool}: state update `{u['path']}` has no parent object yet "
+            f"({'a non-object value is replaced' if replaced else 'it is created'}): written as "
+            "one `set` "
+            f"of `{at}` to {json.dumps(value)} (callbench's set never invents parents)"
+        )
     return effects
 
 
@@ -70,10 +76,12 @@ def _domain_tools(scenarios: list[dict]) -> dict[str, _ToolInfo]:
             info.declared = True
             info.declared_in += 1
             info.descriptions.add(str(t.get("description") or "").strip())
-            generated = set((t.get("generated_arguments") or {}))
+            generated = set(t.get("generated_arguments") or {})
             info.generated |= generated
             info.required_votes.append(set(t.get("required_arguments") or {}) - generated)
-        for c in s["oracle"].get("expected_tool_calls", []) + s["oracle"].get("forbidden_tool_calls", []):
+        for c in s["oracle"].get("expected_tool_calls", []) + s["oracle"].get(
+            "forbidden_tool_calls", []
+        ):
             note(c["name"], c.get("arguments") or {})
     for info in tools.values():
         info.everywhere = info.declared_in == total
@@ -88,7 +96,10 @@ def _tool_spec(name: str, info: _ToolInfo, notes: list[str]) -> dict[str, Any]:
             kinds = {"number"}
         if len(kinds) != 1:
             chosen = sorted(kinds)[0] if kinds else "string"
-            notes.append(f"tool {name}: argument {arg} has values of types {sorted(kinds) or ['null']}; declared as {chosen}")
+            notes.append(
+                f"tool {name}: argument {arg} has values of types {sorted(kinds) or ['null']}; "
+                f"declared as {chosen}"
+            )
             kinds = {chosen}
         prop: dict[str, Any] = {"type": kinds.pop()}
         if arg in info.generated:
@@ -101,7 +112,8 @@ def _tool_spec(name: str, info: _ToolInfo, notes: list[str]) -> dict[str, Any]:
     description = description or (_words(name).capitalize() + ".")
     if not info.everywhere:
         description += " (Not available on every call: calling it when it is not ends the call.)"
-    return {"name": name, "description": description,
-            "parameters": {"type": "object", "properties": props, "required": required}}
-
-
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"type": "object", "properties": props, "required": required},
+    }

@@ -34,9 +34,9 @@ class ModelSettings:
     extra_body: dict[str, Any] = field(default_factory=dict)
     http_transport: str = "aiohttp"
     """how the OpenAI SDK sends requests: "aiohttp" (its aiohttp transport; harness CPU per call in
-    benchmarks/bench_sweep.py was 9.6 ms against 11.3 with a hundred calls in flight and 7.9 against 14.3
-    with five hundred, as httpx's pool scans every connection for every request) or "httpx" (the SDK's
-    default client, kept as a fallback)"""
+    benchmarks/bench_sweep.py was 9.6 ms against 11.3 with a hundred calls in flight and 7.9
+    against 14.3 with five hundred, as httpx's pool scans every connection for every request) or
+    "httpx" (the SDK's default client, kept as a fallback)"""
 
     def public(self) -> dict[str, Any]:
         """What a report records about the settings (everything: none of it is secret)."""
@@ -54,22 +54,27 @@ class ChatResponse:
     attempts: int = 1
     """how many provider requests this response took (retries included)"""
     warnings: tuple[str, ...] = ()
-    """what the client ignored or repaired in the provider's answer (usage out of contract, recorded as 0),
+    """what the client ignored or repaired in the provider's answer (usage out of contract, recorded
+    as 0),
     one short sentence each, already redacted of secrets: for the caller to record"""
     retries: int = field(init=False, default=0)
     """requests repeated after a retryable provider failure: always `attempts - 1`"""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "retries", max(0, self.attempts - 1))
-        object.__setattr__(self, "usage", replace(self.usage, retries=self.retries))  # usage travels; retries with it
+        object.__setattr__(
+            self, "usage", replace(self.usage, retries=self.retries)
+        )  # usage travels; retries with it
 
 
 MAX_TOKENS_PER_RESPONSE = 10**9
-"""No single response uses more tokens than this: a count above it is a broken or hostile provider."""
+"""No single response uses more tokens than this: a count above it is a broken or hostile
+provider."""
 
 
 def _token_count(value: Any) -> int | None:
-    """A usage count as a non-negative int within bounds, or None (integral floats such as 12.0 are accepted)."""
+    """A usage count as a non-negative int within bounds, or None (integral floats such as 12.0 are
+    accepted)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -86,7 +91,8 @@ def _shown(value: Any) -> str:
 
 def token_count(name: str, value: Any, *, optional: bool = False) -> tuple[int, str | None]:
     """One usage count from a provider: (the count, None), or (0, a warning) when `value` is not a
-    non-negative integer up to MAX_TOKENS_PER_RESPONSE (missing, null, negative, fractional, a string, 1e308).
+    non-negative integer up to MAX_TOKENS_PER_RESPONSE (missing, null, negative, fractional, a
+    string, 1e308).
     An `optional` count may be absent or null (0, no warning)."""
     if value is None:
         return 0, None if optional else f"usage {name} is missing (recorded as 0)"
@@ -96,12 +102,19 @@ def token_count(name: str, value: Any, *, optional: bool = False) -> tuple[int, 
     return count, None
 
 
-def checked_usage(prompt: Any, completion: Any, cached: Any = None, *, reported: bool = True,
-                  names: tuple[str, str, str] = ("prompt_tokens", "completion_tokens", "cached_tokens"),
-                  ) -> tuple[Usage, tuple[str, ...]]:
-    """Usage from a provider's counts, trusted only as far as they are counts (see `token_count`): `prompt`
+def checked_usage(
+    prompt: Any,
+    completion: Any,
+    cached: Any = None,
+    *,
+    reported: bool = True,
+    names: tuple[str, str, str] = ("prompt_tokens", "completion_tokens", "cached_tokens"),
+) -> tuple[Usage, tuple[str, ...]]:
+    """Usage from a provider's counts, trusted only as far as they are counts (see `token_count`):
+    `prompt`
     and `completion` are required, `cached` optional and at most `prompt`. `reported=False` says the
-    response had no usage at all (one warning, everything 0). `names` are the provider's names, for the warnings."""
+    response had no usage at all (one warning, everything 0). `names` are the provider's names,
+    for the warnings."""
     if not reported:
         return Usage(), ("the response reported no usage (recorded as 0 tokens)",)
     prompt_n, w1 = token_count(names[0], prompt)
@@ -109,9 +122,13 @@ def checked_usage(prompt: Any, completion: Any, cached: Any = None, *, reported:
     cached_n, w3 = token_count(names[2], cached, optional=True)
     warnings = [w for w in (w1, w2, w3) if w]
     if cached_n > prompt_n:
-        warnings.append(f"usage {names[2]} {cached_n} exceeds {names[0]} {prompt_n} (recorded as {prompt_n})")
+        warnings.append(
+            f"usage {names[2]} {cached_n} exceeds {names[0]} {prompt_n} (recorded as {prompt_n})"
+        )
         cached_n = prompt_n
-    return Usage(prompt_tokens=prompt_n, completion_tokens=completion_n, cached_tokens=cached_n), tuple(warnings)
+    return Usage(
+        prompt_tokens=prompt_n, completion_tokens=completion_n, cached_tokens=cached_n
+    ), tuple(warnings)
 
 
 @runtime_checkable
@@ -119,7 +136,14 @@ class ChatModel(Protocol):
     name: str
     settings: ModelSettings
 
-    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
-                       *, json_mode: bool = False, json_schema: dict[str, Any] | None = None) -> ChatResponse:
-        """`json_mode` asks for a JSON object; `json_schema` (where the endpoint can enforce one) for its shape."""
+    async def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        json_mode: bool = False,
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResponse:
+        """`json_mode` asks for a JSON object; `json_schema` (where the endpoint can enforce one)
+        for its shape."""
         ...

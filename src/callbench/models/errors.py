@@ -1,18 +1,18 @@
 """Provider failures, classified by exception type and status code (never by searching error text).
 
-    InfrastructureError                 excluded from means, counted against coverage
-    └── ProviderError                   the endpoint failed us
-        ├── RateLimited (429)           retryable; honours Retry-After
-        ├── ProviderServerError (5xx)   retryable
-        ├── ProviderTimeout             retryable
-        ├── ProviderTransportError      retryable (connection refused/reset, DNS, TLS)
-        ├── EmptyResponse               retryable (no choices / nothing usable)
-        ├── MalformedResponse           retryable (body is not the JSON the protocol promises)
-        ├── ProviderAuthError (401/403) final: no retry fixes a bad key
-        ├── ModelNotFound (404)         final
-        └── ProviderRequestError (4xx)  final: the harness sent something the endpoint refused
-    ModelError                          scored, not excluded
-    └── ContextOverflow                 the conversation no longer fits the model's window
+InfrastructureError                 excluded from means, counted against coverage
+└── ProviderError                   the endpoint failed us
+    ├── RateLimited (429)           retryable; honours Retry-After
+    ├── ProviderServerError (5xx)   retryable
+    ├── ProviderTimeout             retryable
+    ├── ProviderTransportError      retryable (connection refused/reset, DNS, TLS)
+    ├── EmptyResponse               retryable (no choices / nothing usable)
+    ├── MalformedResponse           retryable (body is not the JSON the protocol promises)
+    ├── ProviderAuthError (401/403) final: no retry fixes a bad key
+    ├── ModelNotFound (404)         final
+    └── ProviderRequestError (4xx)  final: the harness sent something the endpoint refused
+ModelError                          scored, not excluded
+└── ContextOverflow                 the conversation no longer fits the model's window
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ from .secrets import redact
 
 
 class ProviderError(InfrastructureError):
-    """Its message is redacted of every registered secret: whatever part of a provider's answer a message
-    quotes (status, code, type), a provider that echoes the key cannot get it into a trace or a report."""
+    """Its message is redacted of every registered secret: whatever part of a provider's answer a
+    message
+    quotes (status, code, type), a provider that echoes the key cannot get it into a trace or a
+    report."""
 
     retryable: bool = False
     kind: str = "provider_error"
@@ -32,7 +34,9 @@ class ProviderError(InfrastructureError):
     retries: int = 0
     """attempts - 1: the requests repeated after a retryable failure"""
 
-    def __init__(self, message: str, *, status_code: int | None = None, retry_after: float | None = None):
+    def __init__(
+        self, message: str, *, status_code: int | None = None, retry_after: float | None = None
+    ):
         super().__init__(redact(str(message)))
         self.status_code = status_code
         self.retry_after = retry_after
@@ -78,8 +82,11 @@ class ContextOverflow(ModelError):
     kind = "context_overflow"
 
 
-def for_status(status: int, message: str, *, code: str | None = None, retry_after: float | None = None) -> Exception:
-    """The error class for an HTTP status (and the provider's machine-readable error code, when it sends one).
+def for_status(
+    status: int, message: str, *, code: str | None = None, retry_after: float | None = None
+) -> Exception:
+    """The error class for an HTTP status (and the provider's machine-readable error code, when it
+    sends one).
     The message is redacted of every registered secret (the code is only compared, never kept)."""
     message = redact(message)
     if status == 429:
@@ -98,7 +105,16 @@ def for_status(status: int, message: str, *, code: str | None = None, retry_afte
 
 
 __all__ = [
-    "ContextOverflow", "EmptyResponse", "MalformedResponse", "ModelNotFound", "ProviderAuthError", "ProviderError",
-    "ProviderRequestError", "ProviderServerError", "ProviderTimeout", "ProviderTransportError", "RateLimited",
+    "ContextOverflow",
+    "EmptyResponse",
+    "MalformedResponse",
+    "ModelNotFound",
+    "ProviderAuthError",
+    "ProviderError",
+    "ProviderRequestError",
+    "ProviderServerError",
+    "ProviderTimeout",
+    "ProviderTransportError",
+    "RateLimited",
     "for_status",
 ]

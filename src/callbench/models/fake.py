@@ -1,4 +1,5 @@
-"""ScriptedModel: a ChatModel fake that answers from a list (or a function of the request), recording every request."""
+"""ScriptedModel: a ChatModel fake that answers from a list (or a function of the request),
+recording every request."""
 
 from __future__ import annotations
 
@@ -17,28 +18,55 @@ def _as_response(reply: Reply) -> ChatResponse:
         return reply
     if isinstance(reply, str):
         return ChatResponse(text=reply, usage=Usage(10, len(reply.split())))
-    calls = tuple(ToolCall(name=c["name"], arguments=c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"]),
-                           id=c.get("id")) for c in reply.get("tool_calls", []))
+    calls = tuple(
+        ToolCall(
+            name=c["name"],
+            arguments=c["arguments"]
+            if isinstance(c["arguments"], str)
+            else json.dumps(c["arguments"]),
+            id=c.get("id"),
+        )
+        for c in reply.get("tool_calls", [])
+    )
     return ChatResponse(text=reply.get("text"), tool_calls=calls, usage=Usage(10, 5))
 
 
 class ScriptedModel:
-    """Replies in order (then repeats the last), or computes each reply from the request with `respond`.
+    """Replies in order (then repeats the last), or computes each reply from the request with
+    `respond`.
 
     A reply that is an Exception is raised, which is how tests inject provider failures.
     """
 
-    def __init__(self, replies: list[Reply] | None = None, respond: Callable[[list[dict], list[dict] | None], Reply] | None = None,
-                 name: str = "fake:scripted", settings: ModelSettings | None = None):
+    def __init__(
+        self,
+        replies: list[Reply] | None = None,
+        respond: Callable[[list[dict], list[dict] | None], Reply] | None = None,
+        name: str = "fake:scripted",
+        settings: ModelSettings | None = None,
+    ):
         self.replies = list(replies or [])
         self.respond = respond
         self.name = name
         self.settings = settings or ModelSettings()
         self.requests: list[dict[str, Any]] = []
 
-    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
-                       *, json_mode: bool = False, json_schema: dict[str, Any] | None = None) -> ChatResponse:
-        self.requests.append({"messages": messages, "tools": tools, "json_mode": json_mode, "json_schema": json_schema})
+    async def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        json_mode: bool = False,
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResponse:
+        self.requests.append(
+            {
+                "messages": messages,
+                "tools": tools,
+                "json_mode": json_mode,
+                "json_schema": json_schema,
+            }
+        )
         if self.respond is not None:
             reply = self.respond(messages, tools)
         elif self.replies:

@@ -1,4 +1,5 @@
-"""Per-provider limits shared by every call to the same endpoint: concurrent requests, requests and tokens
+"""Per-provider limits shared by every call to the same endpoint: concurrent requests, requests and
+tokens
 per minute, and one shared cool-down after a rate limit, so a 429 seen by one call slows all of them
 instead of each call discovering it on its own."""
 
@@ -75,13 +76,18 @@ class ProviderGate:
             self._tokens.append((self.clock(), tokens))
 
     def rate_limited(self, retry_after: float | None, fallback_s: float) -> None:
-        self.cooldown_until = max(self.cooldown_until, self.clock() + (retry_after if retry_after is not None else fallback_s))
+        self.cooldown_until = max(
+            self.cooldown_until,
+            self.clock() + (retry_after if retry_after is not None else fallback_s),
+        )
 
 
 class SharedCooldownGate(ProviderGate):
     """A gate whose rate-limit cool-down lives in memory shared between processes (one slot of a
-    `multiprocessing.Array` of doubles), so a 429 seen by one worker process slows the others too. The
-    monotonic clock is the machine's, the same in every process, so the deadline means the same to all."""
+    `multiprocessing.Array` of doubles), so a 429 seen by one worker process slows the others too.
+    The
+    monotonic clock is the machine's, the same in every process, so the deadline means the same
+    to all."""
 
     def __init__(self, limits: ProviderLimits, shared, slot: int, **kwargs):
         self._shared, self._slot = shared, slot
@@ -92,7 +98,9 @@ class SharedCooldownGate(ProviderGate):
         return self._shared[self._slot]
 
     @cooldown_until.setter
-    def cooldown_until(self, value: float) -> None:  # only ever extended: another process may hold a later one
+    def cooldown_until(
+        self, value: float
+    ) -> None:  # only ever extended: another process may hold a later one
         with self._shared.get_lock():
             self._shared[self._slot] = max(self._shared[self._slot], value)
 

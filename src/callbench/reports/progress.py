@@ -1,7 +1,9 @@
 """Progress for sweeps: calls done, failed and excluded, ETA, tokens and cost so far.
 
-On a terminal, a live progress bar. Anywhere else (a pipe, a log file, CI), a live bar shows nothing until
-the run ends, and a local-model call can take minutes: there, plain lines are printed at a steady interval
+On a terminal, a live progress bar. Anywhere else (a pipe, a log file, CI), a live bar shows nothing
+until
+the run ends, and a local-model call can take minutes: there, plain lines are printed at a steady
+interval
 whether or not a call finished meanwhile, and once more at the end.
 """
 
@@ -27,8 +29,15 @@ def _clock_text(seconds: float) -> str:
 
 
 class RunProgress:
-    def __init__(self, console: Console, total: int, prices: dict[str, Any] | None = None, *,
-                 interval_s: float = PLAIN_INTERVAL_S, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        console: Console,
+        total: int,
+        prices: dict[str, Any] | None = None,
+        *,
+        interval_s: float = PLAIN_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.console = console
         self.total = total
         self.prices = prices or {}
@@ -43,16 +52,25 @@ class RunProgress:
         self._ticker: threading.Thread | None = None
         self.progress: Progress | None = None
         if not self.plain:
-            self.progress = Progress(TextColumn("[bold]calls"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                                     TextColumn("{task.description}"), console=console, transient=True)
+            self.progress = Progress(
+                TextColumn("[bold]calls"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                TextColumn("{task.description}"),
+                console=console,
+                transient=True,
+            )
             self.task = self.progress.add_task("", total=total)
 
-    def __enter__(self) -> "RunProgress":
+    def __enter__(self) -> RunProgress:
         self.started = self.clock()
         if self.progress is not None:
             self.progress.__enter__()
         else:
-            self._ticker = threading.Thread(target=self._tick, name="callbench-progress", daemon=True)
+            self._ticker = threading.Thread(
+                target=self._tick, name="callbench-progress", daemon=True
+            )
             self._ticker.start()
         return self
 
@@ -70,12 +88,22 @@ class RunProgress:
             self.print_line()
 
     def line(self) -> str:
-        """The plain progress line: done/total, failed, excluded, elapsed (then tokens, and cost with prices)."""
+        """The plain progress line: done/total, failed, excluded, elapsed (then tokens, and cost
+        with prices)."""
         with self._lock:
-            done, failed, excluded, tokens, cost = self.done, self.failed, self.excluded, self.tokens, self.cost
+            done, failed, excluded, tokens, cost = (
+                self.done,
+                self.failed,
+                self.excluded,
+                self.tokens,
+                self.cost,
+            )
         elapsed = self.clock() - self.started if self.started is not None else 0.0
-        text = (f"calls {done}/{self.total}  failed {failed}  excluded {excluded}  elapsed {_clock_text(elapsed)}  "
-                f"tokens {tokens:,}")
+        text = (
+            f"calls {done}/{self.total}  failed {failed}  excluded {excluded}  elapsed "
+            f"{_clock_text(elapsed)}  "
+            f"tokens {tokens:,}"
+        )
         return text + (f"  ${cost:.4f}" if self.prices else "")
 
     def print_line(self) -> None:
@@ -91,5 +119,8 @@ class RunProgress:
             failed, excluded, tokens, cost = self.failed, self.excluded, self.tokens, self.cost
         if self.progress is not None:
             cost_text = f"  ${cost:.4f}" if self.prices else ""
-            self.progress.update(self.task, advance=1, description=f"failed {failed}  excluded {excluded}  "
-                                                                    f"tokens {tokens:,}{cost_text}")
+            self.progress.update(
+                self.task,
+                advance=1,
+                description=f"failed {failed}  excluded {excluded}  tokens {tokens:,}{cost_text}",
+            )

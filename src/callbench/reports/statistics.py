@@ -1,5 +1,7 @@
-"""The uncertainty around a run's figures: hierarchical bootstrap intervals per pillar, paired comparisons of
-candidates ranked next to each other, pass^k across repeats, and slices. All seeded by the run id."""
+"""The uncertainty around a run's figures: hierarchical bootstrap intervals per pillar, paired
+comparisons of
+candidates ranked next to each other, pass^k across repeats, and slices. All seeded by the run
+id."""
 
 from __future__ import annotations
 
@@ -24,15 +26,22 @@ def nested(cards: list[Scorecard], pillar: str) -> dict[str, dict[str, list[floa
     return {a: dict(s) for a, s in out.items()}
 
 
-def intervals(cards: list[Scorecard], run_id: str, candidate: str, samples: int = 2000) -> dict[str, Any]:
+def intervals(
+    cards: list[Scorecard], run_id: str, candidate: str, samples: int = 2000
+) -> dict[str, Any]:
     from ..stats.bootstrap import hierarchical_bootstrap, seed_for
 
-    return {p: hierarchical_bootstrap(nested(cards, p), samples=samples, seed=seed_for(run_id, candidate, p)).as_dict()
-            for p in PILLARS}
+    return {
+        p: hierarchical_bootstrap(
+            nested(cards, p), samples=samples, seed=seed_for(run_id, candidate, p)
+        ).as_dict()
+        for p in PILLARS
+    }
 
 
 def pass_hat(cards: list[Scorecard]) -> dict[str, float | None]:
-    """pass^k (all k repeats pass) and pass@k, averaged over scenarios, for k up to the fewest repeats."""
+    """pass^k (all k repeats pass) and pass@k, averaged over scenarios, for k up to the fewest
+    repeats."""
     from ..stats.intervals import pass_at_k, pass_hat_k
 
     groups: dict[str, list[bool]] = defaultdict(list)
@@ -44,13 +53,19 @@ def pass_hat(cards: list[Scorecard]) -> dict[str, float | None]:
     kmax = min(len(v) for v in groups.values())
     out: dict[str, float | None] = {}
     for k in range(1, kmax + 1):
-        out[f"pass^{k}"] = round(sum(pass_hat_k(len(v), sum(v), k) for v in groups.values()) / len(groups), 4)
-        out[f"pass@{k}"] = round(sum(pass_at_k(len(v), sum(v), k) for v in groups.values()) / len(groups), 4)
+        out[f"pass^{k}"] = round(
+            sum(pass_hat_k(len(v), sum(v), k) for v in groups.values()) / len(groups), 4
+        )
+        out[f"pass@{k}"] = round(
+            sum(pass_at_k(len(v), sum(v), k) for v in groups.values()) / len(groups), 4
+        )
     return out
 
 
 def ranking(candidates: dict[str, dict[str, Any]]) -> list[str]:
-    """Measured candidates by overall score (task when no overall exists); unmeasured ones are not ranked."""
+    """Measured candidates by overall score (task when no overall exists); unmeasured ones are not
+    ranked."""
+
     def key(name: str) -> tuple:
         row = candidates[name]
         score = row["overall"] if row["overall"] is not None else row["task"]
@@ -59,13 +74,19 @@ def ranking(candidates: dict[str, dict[str, Any]]) -> list[str]:
     return sorted((n for n, r in candidates.items() if r["measured"]), key=key)
 
 
-def comparisons(by_candidate: dict[str, list[Scorecard]], order: list[str], run_id: str, samples: int = 2000) -> list[dict[str, Any]]:
+def comparisons(
+    by_candidate: dict[str, list[Scorecard]], order: list[str], run_id: str, samples: int = 2000
+) -> list[dict[str, Any]]:
     """Each ranked candidate against the next: paired on the scenarios both completed."""
-    from ..stats.paired import paired_comparison
     from ..stats.bootstrap import seed_for
+    from ..stats.paired import paired_comparison
 
     def per_scenario(cards: list[Scorecard]) -> dict[str, list[float]]:
-        pillar = "overall" if all(c.overall is not None for c in cards if c.outcome == "completed") else "task"
+        pillar = (
+            "overall"
+            if all(c.overall is not None for c in cards if c.outcome == "completed")
+            else "task"
+        )
         out: dict[str, list[float]] = defaultdict(list)
         for c in cards:
             v = _value(c, pillar)
@@ -75,8 +96,12 @@ def comparisons(by_candidate: dict[str, list[Scorecard]], order: list[str], run_
 
     rows = []
     for a, b in zip(order, order[1:]):
-        result = paired_comparison(per_scenario(by_candidate[a]), per_scenario(by_candidate[b]), samples=samples,
-                                   seed=seed_for(run_id, "paired", a, b))
+        result = paired_comparison(
+            per_scenario(by_candidate[a]),
+            per_scenario(by_candidate[b]),
+            samples=samples,
+            seed=seed_for(run_id, "paired", a, b),
+        )
         rows.append({"a": a, "b": b, **result.as_dict()})
     return rows
 
@@ -88,11 +113,21 @@ def slice_rows(cards: list[Scorecard], suite) -> list[dict[str, Any]]:
             continue
         sc = suite.scenarios.get(c.scenario_id)
         score = c.overall if c.overall is not None else c.task.score
-        rows.append({"candidate": c.candidate, "scenario": c.scenario_id, "agent": c.agent_id, "score": score,
-                     "passed": c.deterministic_passed, "language": sc.language if sc else None,
-                     "difficulty": sc.difficulty if sc else None, "tags": list(sc.tags) if sc else [],
-                     "persona": c.conditions.get("persona") or (sc.caller.persona.mood if sc else None),
-                     "background": c.conditions.get("background"), "requests": None})
+        rows.append(
+            {
+                "candidate": c.candidate,
+                "scenario": c.scenario_id,
+                "agent": c.agent_id,
+                "score": score,
+                "passed": c.deterministic_passed,
+                "language": sc.language if sc else None,
+                "difficulty": sc.difficulty if sc else None,
+                "tags": list(sc.tags) if sc else [],
+                "persona": c.conditions.get("persona") or (sc.caller.persona.mood if sc else None),
+                "background": c.conditions.get("background"),
+                "requests": None,
+            }
+        )
     return rows
 
 
@@ -100,5 +135,7 @@ def slices(cards: list[Scorecard], suite) -> dict[str, Any]:
     from ..stats.slices import slice_scores
 
     rows = slice_rows(cards, suite)
-    kinds = ("language", "difficulty", "tags", "persona") + (("background",) if any(r["background"] for r in rows) else ())
+    kinds = ("language", "difficulty", "tags", "persona") + (
+        ("background",) if any(r["background"] for r in rows) else ()
+    )
     return {by: slice_scores(rows, by) for by in kinds}

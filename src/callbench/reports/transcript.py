@@ -1,4 +1,5 @@
-"""A trace as a readable transcript: who said what, what the channel changed, which tools ran and how."""
+"""A trace as a readable transcript: who said what, what the channel changed, which tools ran and
+how."""
 
 from __future__ import annotations
 
@@ -17,15 +18,25 @@ def _short(value, limit: int = 160) -> str:
 def render_transcript(trace: Trace) -> Text:
     out = Text()
     out.append(f"{trace.id}  ", style="bold")
-    out.append(f"suite {trace.suite.id}@{trace.suite.version}  agent {trace.agent_id}  caller {trace.caller}  seed {trace.seed}\n", style="dim")
+    out.append(
+        f"suite {trace.suite.id}@{trace.suite.version}  agent {trace.agent_id}  caller "
+        f"{trace.caller}  seed {trace.seed}\n",
+        style="dim",
+    )
     turns = {t.message_indices[0]: t for t in trace.caller_turns if t.message_indices}
-    labelled = {}  # the first of a turn's own fragments carries its plan steps; background speech is marked as such
+    # the first of a turn's own fragments carries its plan steps; background speech is marked as
+    # such
+    labelled = {}
     for t in trace.caller_turns:
         noise = {e.after for e in t.channel_events if e.kind == "intrusion" and e.applied}
         own = [i for i, text in zip(t.message_indices, t.observed) if text not in noise]
-        labelled.update({i: " (background)" for i, text in zip(t.message_indices, t.observed) if text in noise})
+        labelled.update(
+            {i: " (background)" for i, text in zip(t.message_indices, t.observed) if text in noise}
+        )
         if own:
-            labelled[own[0]] = f" [step {', '.join(t.expressed_steps)}]" if t.expressed_steps else ""
+            labelled[own[0]] = (
+                f" [step {', '.join(t.expressed_steps)}]" if t.expressed_steps else ""
+            )
     events = {e.index: e for e in trace.tool_events}
     for m in trace.messages:
         prefix = f"#{m.index:<3} "
@@ -37,7 +48,11 @@ def render_transcript(trace: Trace) -> Text:
                     out.append(f"     caller meant: {turn.intended}\n", style="dim")
                 for e in turn.channel_events:
                     style = "bold red" if e.applied else "dim"
-                    out.append(f"     ~ channel {e.kind} ({e.origin}, {e.anchor}): {e.detail}{'' if e.applied else ' [not applied]'}\n", style=style)
+                    out.append(
+                        f"     ~ channel {e.kind} ({e.origin}, {e.anchor}): "
+                        f"{e.detail}{'' if e.applied else ' [not applied]'}\n",
+                        style=style,
+                    )
             out.append(prefix + f"CALLER{labelled.get(m.index, ' (cont.)')}: ", style="cyan bold")
             out.append((m.text or "") + "\n")
         elif m.role == "candidate":
@@ -45,11 +60,17 @@ def render_transcript(trace: Trace) -> Text:
                 out.append(prefix + "AGENT: ", style="green bold")
                 out.append(m.text + "\n")
             if m.error:
-                out.append(("     " if m.text else prefix) + f"✗ agent error: {m.error}\n", style="bold red")
+                out.append(
+                    ("     " if m.text else prefix) + f"✗ agent error: {m.error}\n",
+                    style="bold red",
+                )
                 if m.raw:
                     out.append(f"       raw: {_short(m.raw)}\n", style="red")
             for c in m.tool_calls:
-                out.append(("     " if m.text else prefix) + f"→ {c.name}({_short(c.raw_arguments)})\n", style="yellow")
+                out.append(
+                    ("     " if m.text else prefix) + f"→ {c.name}({_short(c.raw_arguments)})\n",
+                    style="yellow",
+                )
         else:
             e = events.get(m.index)
             if e is None:
@@ -60,14 +81,32 @@ def render_transcript(trace: Trace) -> Text:
             if e.ends_call_tool:
                 flags.append("ENDED CALL" if e.ended_call else "end tool FAILED")
             failed = [r for r in e.matcher_results if not r.ok]
-            style = "red" if (failed or e.parse_error or e.response_source in ("mismatch", "unknown_tool", "limit")) else "magenta"
-            out.append(prefix + f"← {e.name} [{', '.join(flags)}]: {_short(e.result)}\n", style=style)
+            style = (
+                "red"
+                if (
+                    failed
+                    or e.parse_error
+                    or e.response_source in ("mismatch", "unknown_tool", "limit")
+                )
+                else "magenta"
+            )
+            out.append(
+                prefix + f"← {e.name} [{', '.join(flags)}]: {_short(e.result)}\n", style=style
+            )
             for r in failed:
-                out.append(f"       ✗ {r.path} {r.matcher}: {r.reason} (expected {_short(r.expected, 60)}, got {_short(r.actual, 60)})\n", style="red")
+                out.append(
+                    f"       ✗ {r.path} {r.matcher}: {r.reason} (expected "
+                    f"{_short(r.expected, 60)}, got {_short(r.actual, 60)})\n",
+                    style="red",
+                )
     for e in trace.unapplied_channel_events:
         out.append(f"     ~ channel {e.kind} ({e.anchor}): {e.detail} [not applied]\n", style="dim")
     if trace.end:
         out.append(f"END: {trace.end.reason} — {trace.end.detail}\n", style="bold")
     if trace.failure:
-        out.append(f"FAILURE ({trace.failure.failure_class}): {trace.failure.kind}: {trace.failure.detail}\n", style="bold red")
+        out.append(
+            f"FAILURE ({trace.failure.failure_class}): {trace.failure.kind}: "
+            f"{trace.failure.detail}\n",
+            style="bold red",
+        )
     return out

@@ -1,4 +1,5 @@
-"""Spend control: stop scheduling new calls before a budget would be exceeded (the run stays resumable),
+"""Spend control: stop scheduling new calls before a budget would be exceeded (the run stays
+resumable),
 and estimate tokens and cost from the suite before anything is spent."""
 
 from __future__ import annotations
@@ -43,14 +44,24 @@ def estimate(suite, config, cast) -> dict[str, Any]:
     for name in config.candidates:
         entry = cast.entry(name)
         if not entry.model:
-            per_candidate[name] = {"model": None, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+            per_candidate[name] = {
+                "model": None,
+                "prompt_tokens": 0,
+                "completion_tokens": 0,
+                "cost_usd": 0.0,
+            }
             continue
         prompt = completion = 0
         for sid in scenario_ids:
             sc = suite.scenarios[sid]
             agent = suite.agent_for(sc)
-            fixed = (len(agent.instructions) + len(json.dumps([t.parameters for t in agent.definition.tools]))) / 4
-            lines = [len(t.say or "") + 40 * len(t.calls) for t in sc.reference] + [len(s.say or s.meaning) for s in sc.caller.plan]
+            fixed = (
+                len(agent.instructions)
+                + len(json.dumps([t.parameters for t in agent.definition.tools]))
+            ) / 4
+            lines = [len(t.say or "") + 40 * len(t.calls) for t in sc.reference] + [
+                len(s.say or s.meaning) for s in sc.caller.plan
+            ]
             requests = max(len(sc.reference), 1)
             conversation = sum(lines) / 4
             prompt += int(requests * fixed + requests * conversation / 2)
@@ -58,7 +69,14 @@ def estimate(suite, config, cast) -> dict[str, Any]:
         prompt *= config.repeats
         completion *= config.repeats
         cost = tokens_cost(config.prices.get(entry.model["spec"]), prompt, 0, completion)
-        per_candidate[name] = {"model": entry.model["spec"], "prompt_tokens": prompt, "completion_tokens": completion,
-                               "cost_usd": None if cost is None else round(cost, 4)}
-    return {"calls": len(scenario_ids) * config.repeats * len(config.candidates), "candidates": per_candidate,
-            "note": "estimate from suite sizes (characters/4); caller and judge tokens not included"}
+        per_candidate[name] = {
+            "model": entry.model["spec"],
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "cost_usd": None if cost is None else round(cost, 4),
+        }
+    return {
+        "calls": len(scenario_ids) * config.repeats * len(config.candidates),
+        "candidates": per_candidate,
+        "note": "estimate from suite sizes (characters/4); caller and judge tokens not included",
+    }

@@ -1,4 +1,5 @@
-"""`callbench calibrate RUN --judge MODEL`: calibration of the LLM graders on a stored run's traces."""
+"""`callbench calibrate RUN --judge MODEL`: calibration of the LLM graders on a stored run's
+traces."""
 
 from __future__ import annotations
 
@@ -10,16 +11,25 @@ from typing import Any
 
 from ..call import read_trace
 from .episodes import Cast
-from .rescore import read_run
 from .files import write_json_atomic
+from .rescore import read_run
 
 
-def calibrate(run_dir: str | Path, judge: str, *, judge_options: dict[str, Any] | None = None, repeats: int = 2,
-              limit: int | None = None, tag: str | None = None) -> tuple[Path, dict[str, Any]]:
+def calibrate(
+    run_dir: str | Path,
+    judge: str,
+    *,
+    judge_options: dict[str, Any] | None = None,
+    repeats: int = 2,
+    limit: int | None = None,
+    tag: str | None = None,
+) -> tuple[Path, dict[str, Any]]:
     return asyncio.run(_calibrate(Path(run_dir), judge, judge_options or {}, repeats, limit, tag))
 
 
-async def _calibrate(run_dir: Path, judge: str, judge_options: dict, repeats: int, limit: int | None, tag: str | None):
+async def _calibrate(
+    run_dir: Path, judge: str, judge_options: dict, repeats: int, limit: int | None, tag: str | None
+):
     from ..grading.calibration import calibrate_traces
     from ..suite_check import load_suite
 

@@ -1,6 +1,8 @@
-"""Who calls, and over what: the persona and background of each (scenario, repeat), from the suite's casting.
+"""Who calls, and over what: the persona and background of each (scenario, repeat), from the suite's
+casting.
 
-Assignments depend only on the suite's casting seed, the scenario ids and the repeat index — not on the
+Assignments depend only on the suite's casting seed, the scenario ids and the repeat index — not on
+the
 run seed, the candidate or the order calls run in — so every candidate of every run gets the same
 persona and background for the same scenario and repeat (the utility-billing benchmark's rule). A
 scenario keeps one persona across its repeats, and personas are dealt round a shuffled list of the
@@ -32,7 +34,9 @@ def conditions(suite: Suite, scenario_id: str, repeat: int) -> dict[str, str]:
     casting = suite.manifest.casting
     out: dict[str, str] = {}
     if casting.personas:
-        out["persona"] = _persona_deal(casting.model_dump_json(), tuple(suite.scenarios))[scenario_id]
+        out["persona"] = _persona_deal(casting.model_dump_json(), tuple(suite.scenarios))[
+            scenario_id
+        ]
     if casting.backgrounds:
         names = sorted(casting.backgrounds)
         random.Random(derive_seed(casting.seed, "background", scenario_id)).shuffle(names)
@@ -45,4 +49,6 @@ def cast_scenario(suite: Suite, scenario: Scenario, assigned: dict[str, str]) ->
     if "persona" not in assigned:
         return scenario
     persona = suite.manifest.casting.personas[assigned["persona"]]
-    return scenario.model_copy(update={"caller": scenario.caller.model_copy(update={"persona": persona})})
+    return scenario.model_copy(
+        update={"caller": scenario.caller.model_copy(update={"persona": persona})}
+    )

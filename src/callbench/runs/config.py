@@ -22,11 +22,13 @@ the names of the environment variables that hold them.
     [caller_model]              # settings for an LLM caller
     temperature = 0.7
 
-    judge = "openai:gpt-4.1"    # task and conversation judges; without one, judged items are "not measured"
+    judge = "openai:gpt-4.1"    # task and conversation judges; without one, judged items are "not
+    measured"
     [judge_model]
     temperature = 0.0
 
-    [limits."openai:*"]         # per endpoint, shared by every role on it: in-flight requests, per-minute budgets
+    [limits."openai:*"]         # per endpoint, shared by every role on it: in-flight requests,
+    per-minute budgets
     concurrency = 16
     rpm = 500
     tpm = 200000
@@ -46,8 +48,21 @@ from typing import Any
 from ..errors import CallbenchError
 from ..models.base import TRANSPORTS, ModelSettings
 
-RUN_KEYS = {"suite", "candidates", "caller", "judge", "repeats", "seed", "concurrency", "scenarios", "out", "infra_reruns",
-            "scoring", "step_timeout_s", "call_timeout_s"}
+RUN_KEYS = {
+    "suite",
+    "candidates",
+    "caller",
+    "judge",
+    "repeats",
+    "seed",
+    "concurrency",
+    "scenarios",
+    "out",
+    "infra_reruns",
+    "scoring",
+    "step_timeout_s",
+    "call_timeout_s",
+}
 SECTIONS = {"candidate", "caller_model", "judge_model", "prices", "limits"}
 SETTING_KEYS = set(ModelSettings.__dataclass_fields__)
 ADAPTER_KEYS = {"base_url", "api_key_env", "user_first", "concluding_message"}
@@ -58,7 +73,8 @@ class ConfigError(CallbenchError):
 
 
 def deadline(value: float | None, default: float) -> float | None:
-    """A deadline as given (flag or file) to what RunConfig takes: absent is the default, 0 is none."""
+    """A deadline as given (flag or file) to what RunConfig takes: absent is the default, 0 is
+    none."""
     if value is None:
         return default
     return float(value) or None
@@ -74,26 +90,42 @@ def read_config(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: malformed TOML: {exc}") from None
     unknown = set(data) - RUN_KEYS - SECTIONS
     if unknown:
-        raise ConfigError(f"{path}: unknown key(s) {sorted(unknown)} (known: {sorted(RUN_KEYS | SECTIONS)})")
+        raise ConfigError(
+            f"{path}: unknown key(s) {sorted(unknown)} (known: {sorted(RUN_KEYS | SECTIONS)})"
+        )
     for key in ("step_timeout_s", "call_timeout_s"):
         value = data.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
-            raise ConfigError(f"{path}: {key} must be a number of seconds (0 for no deadline), not {value!r}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not 0 <= value < float("inf")
+        ):
+            raise ConfigError(
+                f"{path}: {key} must be a number of seconds (0 for no deadline), not {value!r}"
+            )
     for section in ("candidate", "caller_model", "judge_model"):
         bad = set(data.get(section, {})) - SETTING_KEYS - ADAPTER_KEYS
         if bad:
             raise ConfigError(f"{path}: [{section}] unknown key(s) {sorted(bad)}")
         transport = data.get(section, {}).get("http_transport", TRANSPORTS[0])
         if transport not in TRANSPORTS:
-            raise ConfigError(f"{path}: [{section}] http_transport must be one of {list(TRANSPORTS)}, not {transport!r}")
+            raise ConfigError(
+                f"{path}: [{section}] http_transport must be one of {list(TRANSPORTS)}, not "
+                f"{transport!r}"
+            )
     for endpoint, limit in data.get("limits", {}).items():
         bad = set(limit) - {"concurrency", "rpm", "tpm"}
         if bad or not all(isinstance(v, int) and v > 0 for v in limit.values()):
-            raise ConfigError(f"{path}: [limits.\"{endpoint}\"] takes positive integers for concurrency, rpm, tpm")
+            raise ConfigError(
+                f'{path}: [limits."{endpoint}"] takes positive integers for concurrency, rpm, tpm'
+            )
     for model, price in data.get("prices", {}).items():
         bad = set(price) - {"input", "cached_input", "output"}
         if bad or not all(isinstance(v, (int, float)) for v in price.values()):
-            raise ConfigError(f"{path}: [prices.\"{model}\"] takes numbers for input, cached_input, output (USD per million tokens)")
+            raise ConfigError(
+                f'{path}: [prices."{model}"] takes numbers for input, cached_input, output (USD '
+                "per million tokens)"
+            )
     return data
 
 
@@ -108,4 +140,6 @@ def role_options(section: dict[str, Any]) -> dict[str, Any]:
 def limits_from(data: dict[str, Any]) -> dict[str, Any]:
     from ..models.limits import ProviderLimits
 
-    return {endpoint: ProviderLimits(**values) for endpoint, values in data.get("limits", {}).items()}
+    return {
+        endpoint: ProviderLimits(**values) for endpoint, values in data.get("limits", {}).items()
+    }

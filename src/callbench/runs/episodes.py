@@ -1,4 +1,5 @@
-"""Assembling one episode from a suite: the candidate, the caller, the backend and the channel, all seeded.
+"""Assembling one episode from a suite: the candidate, the caller, the backend and the channel, all
+seeded.
 
 A `Cast` resolves names once per run (model clients are shared across calls, so
 connection pools and rate limits are too) and builds fresh per-call objects.
@@ -17,6 +18,7 @@ from ..candidates import Candidate, CandidateEntry, candidate_entry
 from ..spec import Scenario, Suite
 from .casting import cast_scenario, conditions
 from .seeds import derive_seed
+
 
 @dataclass(frozen=True)
 class Attempt:
@@ -54,7 +56,8 @@ class Cast:
     """the candidate's deadline over a whole call"""
     gates: dict[str, Any] = field(default_factory=dict)
     gate_factory: Any = None
-    """(endpoint key, ProviderLimits) -> gate; None makes in-process ProviderGates (Ray workers pass one
+    """(endpoint key, ProviderLimits) -> gate; None makes in-process ProviderGates (Ray workers pass
+    one
     whose gates live in a cluster-wide actor, so limits hold across workers)"""
 
     def gate_for(self, spec) -> Any:
@@ -66,7 +69,9 @@ class Cast:
             return None
         key = spec.base_url or spec.provider
         if key not in self.gates:
-            self.gates[key] = (self.gate_factory or (lambda _key, lim: ProviderGate(lim)))(key, limits)
+            self.gates[key] = (self.gate_factory or (lambda _key, lim: ProviderGate(lim)))(
+                key, limits
+            )
         return self.gates[key]
 
     def attach(self, model, spec):
@@ -85,9 +90,14 @@ class Cast:
     def caller_model(self):
         from ..models.specs import build_model, parse_spec
 
-        spec = parse_spec(self.caller, base_url=self.caller_options.get("base_url"),
-                          api_key_env=self.caller_options.get("api_key_env"), settings=self.caller_options.get("settings"))
-        key = f"caller:{spec.label}"  # the caller's own client (and, for a local model, its own server and cache)
+        spec = parse_spec(
+            self.caller,
+            base_url=self.caller_options.get("base_url"),
+            api_key_env=self.caller_options.get("api_key_env"),
+            settings=self.caller_options.get("settings"),
+        )
+        # the caller's own client (and, for a local model, its own server and cache)
+        key = f"caller:{spec.label}"
         if key not in self.models:
             self.models[key] = self.attach(build_model(spec), spec)
         return self.models[key], spec
@@ -99,9 +109,15 @@ class Cast:
         from ..models.base import ModelSettings
         from ..models.specs import build_model, parse_spec
 
-        settings = self.judge_options.get("settings") or replace(ModelSettings(), temperature=0.0, seed=0)
-        spec = parse_spec(self.judge or "", base_url=self.judge_options.get("base_url"),
-                          api_key_env=self.judge_options.get("api_key_env"), settings=settings)
+        settings = self.judge_options.get("settings") or replace(
+            ModelSettings(), temperature=0.0, seed=0
+        )
+        spec = parse_spec(
+            self.judge or "",
+            base_url=self.judge_options.get("base_url"),
+            api_key_env=self.judge_options.get("api_key_env"),
+            settings=settings,
+        )
         key = f"judge:{spec.label}"
         if key not in self.models:
             self.models[key] = self.attach(build_model(spec), spec)
@@ -123,8 +139,14 @@ class Cast:
         _, spec = self.judge_model()
         from ..grading.judges import CONVERSATION_PROMPT, TASK_PROMPT, sha
 
-        return {"model": spec.label, "settings": spec.settings.public(),
-                "prompt_sha256": {"task_judge": sha(TASK_PROMPT), "conversation_judge": sha(CONVERSATION_PROMPT)}}
+        return {
+            "model": spec.label,
+            "settings": spec.settings.public(),
+            "prompt_sha256": {
+                "task_judge": sha(TASK_PROMPT),
+                "conversation_judge": sha(CONVERSATION_PROMPT),
+            },
+        }
 
     def caller_info(self) -> dict[str, Any]:
         if self.caller in ("scripted", "lines"):
@@ -138,23 +160,35 @@ class Cast:
 
 def make_caller(kind: str, scenario: Scenario, suite: Suite, cast: Cast | None = None) -> Caller:
     if kind == "scripted":
-        return ScriptedCaller(scenario, suite.manifest.defaults.caller_phrases.get(scenario.language),
-                              suite.manifest.defaults.followable_words,
-                              suite.manifest.defaults.followable_figures)
+        return ScriptedCaller(
+            scenario,
+            suite.manifest.defaults.caller_phrases.get(scenario.language),
+            suite.manifest.defaults.followable_words,
+            suite.manifest.defaults.followable_figures,
+        )
     if kind == "lines":
         return LineCaller()
     from ..callers.llm import LLMCaller
     from ..models.specs import PROVIDERS
 
     if kind.partition(":")[0] not in PROVIDERS:
-        raise ValueError(f"unknown caller '{kind}' (use 'scripted' or a model spec such as openai:gpt-4.1-mini)")
+        raise ValueError(
+            f"unknown caller '{kind}' (use 'scripted' or a model spec such as openai:gpt-4.1-mini)"
+        )
     model, spec = (cast or Cast(caller=kind)).caller_model()
     return LLMCaller(model, name=spec.label, json_mode=spec.provider == "local")
 
 
-async def run_attempt(suite: Suite, attempt: Attempt, run_seed: int, caller_kind: str = "scripted",
-                      candidate: Candidate | None = None, caller: Caller | None = None, cast: Cast | None = None,
-                      infra_reruns: int = 0) -> Trace:
+async def run_attempt(
+    suite: Suite,
+    attempt: Attempt,
+    run_seed: int,
+    caller_kind: str = "scripted",
+    candidate: Candidate | None = None,
+    caller: Caller | None = None,
+    cast: Cast | None = None,
+    infra_reruns: int = 0,
+) -> Trace:
     """Run one attempt; an infrastructure failure is rerun from scratch up to `infra_reruns` times.
 
     `candidate`/`caller` override the named ones (tests pass fakes here). Each
@@ -171,8 +205,14 @@ async def run_attempt(suite: Suite, attempt: Attempt, run_seed: int, caller_kind
         history.append(trace.failure)  # type: ignore[arg-type]
 
 
-async def _run_once(suite: Suite, attempt: Attempt, run_seed: int, cast: Cast,
-                    candidate: Candidate | None, caller: Caller | None) -> Trace:
+async def _run_once(
+    suite: Suite,
+    attempt: Attempt,
+    run_seed: int,
+    cast: Cast,
+    candidate: Candidate | None,
+    caller: Caller | None,
+) -> Trace:
     scenario = suite.scenarios[attempt.scenario_id]
     agent = suite.agent_for(scenario)
     seed = derive_seed(run_seed, attempt.scenario_id, attempt.repeat)
@@ -180,15 +220,35 @@ async def _run_once(suite: Suite, attempt: Attempt, run_seed: int, cast: Cast,
     assigned = conditions(suite, attempt.scenario_id, attempt.repeat)
     scenario = cast_scenario(suite, scenario, assigned)
     caller = caller or cast.make_caller(scenario, suite)
-    setup = EpisodeSetup(trace_id=attempt.trace_id, suite=suite_ref(suite), scenario=scenario, agent=agent,
-                         candidate_name=attempt.candidate, caller_name=getattr(caller, "name", cast.caller),
-                         repeat=attempt.repeat, seed=seed, max_caller_turns=defaults.max_caller_turns,
-                         max_tool_calls_per_turn=defaults.max_tool_calls_per_turn, conditions=assigned,
-                         step_timeout_s=cast.step_timeout_s, call_timeout_s=cast.call_timeout_s)
+    setup = EpisodeSetup(
+        trace_id=attempt.trace_id,
+        suite=suite_ref(suite),
+        scenario=scenario,
+        agent=agent,
+        candidate_name=attempt.candidate,
+        caller_name=getattr(caller, "name", cast.caller),
+        repeat=attempt.repeat,
+        seed=seed,
+        max_caller_turns=defaults.max_caller_turns,
+        max_tool_calls_per_turn=defaults.max_tool_calls_per_turn,
+        conditions=assigned,
+        step_timeout_s=cast.step_timeout_s,
+        call_timeout_s=cast.call_timeout_s,
+    )
     candidate = candidate or cast.entry(attempt.candidate).make(scenario)
-    backend = build_backend(scenario.backend, scenario.caller.knows, agent.definition.tools, scenario.caller.datetime.date())
+    backend = build_backend(
+        scenario.backend,
+        scenario.caller.knows,
+        agent.definition.tools,
+        scenario.caller.datetime.date(),
+    )
     background = suite.manifest.casting.backgrounds.get(assigned.get("background", ""))
-    channel = TextChannel(scenario.channel, scenario.caller.knows, random.Random(derive_seed(seed, "channel")),
-                          background=background, background_rng=random.Random(derive_seed(seed, "background")),
-                          language=scenario.language)
+    channel = TextChannel(
+        scenario.channel,
+        scenario.caller.knows,
+        random.Random(derive_seed(seed, "channel")),
+        background=background,
+        background_rng=random.Random(derive_seed(seed, "background")),
+        language=scenario.language,
+    )
     return await run_episode(setup, candidate, caller, backend, channel)

@@ -1,9 +1,10 @@
-"""Executors: who runs the attempts of a sweep. The driver alone writes the store, whatever runs the calls.
+"""Executors: who runs the attempts of a sweep. The driver alone writes the store, whatever runs the
+calls.
 
-    Executor protocol   run(attempts, job, deliver, stop)
-    LocalExecutor       asyncio workers in this process, a global concurrency limit
-    InlineExecutor      one at a time, optionally "crashing" after N calls (the fake, for resume tests)
-    RayExecutor         Ray tasks on a cluster (runs/ray_executor.py, optional extra)
+Executor protocol   run(attempts, job, deliver, stop)
+LocalExecutor       asyncio workers in this process, a global concurrency limit
+InlineExecutor      one at a time, optionally "crashing" after N calls (the fake, for resume tests)
+RayExecutor         Ray tasks on a cluster (runs/ray_executor.py, optional extra)
 """
 
 from __future__ import annotations
@@ -33,13 +34,22 @@ class AttemptJob:
     async def __call__(self, attempt: Attempt) -> tuple[Trace, Scorecard]:
         if self.on_start is not None:
             self.on_start(attempt)
-        trace = await run_attempt(self.suite, attempt, self.config.seed, cast=self.cast, infra_reruns=self.config.infra_reruns)
-        card = await score_off_loop(trace, self.suite.scenarios[attempt.scenario_id], self.suite.manifest, self.graders)
+        trace = await run_attempt(
+            self.suite,
+            attempt,
+            self.config.seed,
+            cast=self.cast,
+            infra_reruns=self.config.infra_reruns,
+        )
+        card = await score_off_loop(
+            trace, self.suite.scenarios[attempt.scenario_id], self.suite.manifest, self.graders
+        )
         return trace, card
 
 
 class _Graded:
-    """A synchronous grader's verdicts, computed already: folded in the grader's place, under its name."""
+    """A synchronous grader's verdicts, computed already: folded in the grader's place, under its
+    name."""
 
     def __init__(self, name: str, verdicts: list):
         self.name = name
@@ -49,17 +59,26 @@ class _Graded:
         return self.verdicts
 
 
-async def score_off_loop(trace: Trace, scenario: Any, manifest: Any, graders: list | None) -> Scorecard:
-    """`score_trace_async`, with the synchronous graders (the deterministic checks: CPU only, and their time grows
-    with what the candidate said) run in a worker thread, so that grading one huge reply does not stall every
-    other call in flight on this event loop; the LLM judges (`agrade`) are awaited here as before. The scorecard
+async def score_off_loop(
+    trace: Trace, scenario: Any, manifest: Any, graders: list | None
+) -> Scorecard:
+    """`score_trace_async`, with the synchronous graders (the deterministic checks: CPU only, and
+    their time grows
+    with what the candidate said) run in a worker thread, so that grading one huge reply does not
+    stall every
+    other call in flight on this event loop; the LLM judges (`agrade`) are awaited here as before.
+    The scorecard
     is the one `score_trace_async` gives: the same verdicts, folded in the same order."""
     from ..grading.scorecard import default_graders, score_trace_async
 
     graders = list(graders) if graders is not None else default_graders()
     synchronous = [g for g in graders if not hasattr(g, "agrade")]
     if synchronous:
-        done = iter(await asyncio.to_thread(lambda: [g.grade(trace, scenario, manifest) for g in synchronous]))
+        done = iter(
+            await asyncio.to_thread(
+                lambda: [g.grade(trace, scenario, manifest) for g in synchronous]
+            )
+        )
         graders = [g if hasattr(g, "agrade") else _Graded(g.name, next(done)) for g in graders]
     return await score_trace_async(trace, scenario, manifest, graders)
 
@@ -67,7 +86,9 @@ async def score_off_loop(trace: Trace, scenario: Any, manifest: Any, graders: li
 class Executor(Protocol):
     name: str
 
-    async def run(self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]) -> None: ...
+    async def run(
+        self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]
+    ) -> None: ...
 
 
 async def _maybe_await(value: Any) -> None:
@@ -76,14 +97,17 @@ async def _maybe_await(value: Any) -> None:
 
 
 class LocalExecutor:
-    """A fixed pool of workers pulling from a queue: memory does not grow with the size of the sweep."""
+    """A fixed pool of workers pulling from a queue: memory does not grow with the size of the
+    sweep."""
 
     name = "local"
 
     def __init__(self, concurrency: int = 8):
         self.concurrency = max(1, concurrency)
 
-    async def run(self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]) -> None:
+    async def run(
+        self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]
+    ) -> None:
         queue: asyncio.Queue[Attempt] = asyncio.Queue()
         for a in attempts:
             queue.put_nowait(a)
@@ -108,12 +132,17 @@ class InlineExecutor:
         self.crash_after = crash_after
         self.delivered = 0
 
-    async def run(self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]) -> None:
+    async def run(
+        self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]
+    ) -> None:
         for attempt in attempts:
             if stop():
                 return
             trace, card = await job(attempt)
             if self.crash_after is not None and self.delivered >= self.crash_after:
-                raise SimulatedCrash(f"crashed after {self.delivered} calls, with {attempt.trace_id} played but not saved")
+                raise SimulatedCrash(
+                    f"crashed after {self.delivered} calls, with {attempt.trace_id} played but not "
+                    "saved"
+                )
             await _maybe_await(deliver(attempt, trace, card))
             self.delivered += 1

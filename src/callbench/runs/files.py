@@ -16,7 +16,8 @@ from pathlib import Path
 
 
 def write_json_atomic(path: Path, text: str, made: set[Path] | None = None) -> None:
-    """Write whole or not at all: a reader never sees half a file, and a write the disk refuses (full,
+    """Write whole or not at all: a reader never sees half a file, and a write the disk refuses
+    (full,
     read-only) leaves no temporary file behind, only the OSError. `made` remembers the directories
     already created, saving a system call per file over a sweep."""
     if made is None or path.parent not in made:

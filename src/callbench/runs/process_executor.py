@@ -1,12 +1,16 @@
 """Local worker processes: one event loop per core, the driver keeps the store.
 
 The harness's own CPU (client, engine, graders) runs under one interpreter lock per process; on a
-machine with several cores, a single event loop becomes the bottleneck long before the provider does.
-Each worker process plays its share of the attempts with its own pool of concurrent calls and sends back
+machine with several cores, a single event loop becomes the bottleneck long before the provider
+does.
+Each worker process plays its share of the attempts with its own pool of concurrent calls and sends
+back
 plain JSON; the driver alone writes the store, exactly as with the local and Ray executors.
 
-Per-provider limits are split between the processes (each gets its share of every cap, rounded down, and
-there are never more processes than the smallest cap), so together they stay within the limits; a rate
+Per-provider limits are split between the processes (each gets its share of every cap, rounded down,
+and
+there are never more processes than the smallest cap), so together they stay within the limits; a
+rate
 limit's cool-down is shared by all of them through shared memory.
 """
 
@@ -24,19 +28,28 @@ from .episodes import Attempt
 from .executors import AttemptJob, Deliver, _maybe_await
 
 
-def _worker(source: str, meta: dict, limits: dict, attempts: list[tuple[str, str, int]], concurrency: int,
-            results, stop_flag, cooldowns=None) -> None:
-    from .executors import score_off_loop
+def _worker(
+    source: str,
+    meta: dict,
+    limits: dict,
+    attempts: list[tuple[str, str, int]],
+    concurrency: int,
+    results,
+    stop_flag,
+    cooldowns=None,
+) -> None:
     from ..models.limits import SharedCooldownGate, cooldown_slot
     from .episodes import run_attempt
+    from .executors import score_off_loop
     from .ray_executor import _worker_run
 
     def shared_gate(key, lim):
         return SharedCooldownGate(lim, cooldowns, cooldown_slot(key, len(cooldowns)))
 
     async def main() -> None:
-        suite, config, cast, graders = _worker_run(source, meta, limits,
-                                                   gate_factory=shared_gate if cooldowns is not None else None)
+        suite, config, cast, graders = _worker_run(
+            source, meta, limits, gate_factory=shared_gate if cooldowns is not None else None
+        )
         queue = list(reversed(attempts))
 
         async def one_worker() -> None:
@@ -44,9 +57,22 @@ def _worker(source: str, meta: dict, limits: dict, attempts: list[tuple[str, str
                 candidate, scenario_id, repeat = queue.pop()
                 results.put(("start", candidate, scenario_id, repeat, None, None))
                 attempt = Attempt(candidate, scenario_id, repeat)
-                trace = await run_attempt(suite, attempt, config.seed, cast=cast, infra_reruns=config.infra_reruns)
-                card = await score_off_loop(trace, suite.scenarios[scenario_id], suite.manifest, graders)
-                results.put(("done", candidate, scenario_id, repeat, trace.to_json(), card.model_dump_json()))
+                trace = await run_attempt(
+                    suite, attempt, config.seed, cast=cast, infra_reruns=config.infra_reruns
+                )
+                card = await score_off_loop(
+                    trace, suite.scenarios[scenario_id], suite.manifest, graders
+                )
+                results.put(
+                    (
+                        "done",
+                        candidate,
+                        scenario_id,
+                        repeat,
+                        trace.to_json(),
+                        card.model_dump_json(),
+                    )
+                )
 
         try:
             await asyncio.gather(*(one_worker() for _ in range(max(1, concurrency))))
@@ -66,9 +92,14 @@ def _worker(source: str, meta: dict, limits: dict, attempts: list[tuple[str, str
 COOLDOWN_SLOTS = 64
 
 
-def split_limits(limits: dict[str, dict[str, int | None]], processes: int) -> dict[str, dict[str, int | None]]:
+def split_limits(
+    limits: dict[str, dict[str, int | None]], processes: int
+) -> dict[str, dict[str, int | None]]:
     """Each process's share of every cap (rounded down: together they never exceed it)."""
-    return {key: {name: (value // processes if value else value) for name, value in lim.items()} for key, lim in limits.items()}
+    return {
+        key: {name: (value // processes if value else value) for name, value in lim.items()}
+        for key, lim in limits.items()
+    }
 
 
 class ProcessExecutor:
@@ -78,24 +109,47 @@ class ProcessExecutor:
         self.processes = max(1, processes)
         self.concurrency = max(1, concurrency)
 
-    async def run(self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]) -> None:
+    async def run(
+        self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]
+    ) -> None:
         from .runner import _run_meta
 
         if not attempts:
             return
-        ctx = mp.get_context("spawn")  # a fresh interpreter: no inherited event loop, threads or sockets
+        ctx = mp.get_context(
+            "spawn"
+        )  # a fresh interpreter: no inherited event loop, threads or sockets
         results = ctx.Queue()
         stop_flag = ctx.Event()
         meta = _run_meta(job.suite, job.config)
         limits = {k: asdict(v) for k, v in getattr(job.config, "limits", {}).items()}
-        processes = min([self.processes] + [v for lim in limits.values() for v in lim.values() if v])
+        processes = min(
+            [self.processes] + [v for lim in limits.values() for v in lim.values() if v]
+        )
         limits = split_limits(limits, processes)
         shares = [attempts[i::processes] for i in range(processes)]
         per_process = max(1, self.concurrency // processes)
-        cooldowns = ctx.Array("d", COOLDOWN_SLOTS) if limits else None  # a 429's cool-down, seen by every process
-        procs = [ctx.Process(target=_worker, args=(str(job.suite.root), meta, limits,
-                                                  [(a.candidate, a.scenario_id, a.repeat) for a in share], per_process,
-                                                  results, stop_flag, cooldowns), daemon=True) for share in shares if share]
+        cooldowns = (
+            ctx.Array("d", COOLDOWN_SLOTS) if limits else None
+        )  # a 429's cool-down, seen by every process
+        procs = [
+            ctx.Process(
+                target=_worker,
+                args=(
+                    str(job.suite.root),
+                    meta,
+                    limits,
+                    [(a.candidate, a.scenario_id, a.repeat) for a in share],
+                    per_process,
+                    results,
+                    stop_flag,
+                    cooldowns,
+                ),
+                daemon=True,
+            )
+            for share in shares
+            if share
+        ]
         for p in procs:
             p.start()
         running = len(procs)
@@ -110,8 +164,13 @@ class ProcessExecutor:
                     if job.on_start is not None:
                         job.on_start(Attempt(a, b, c))
                 else:
-                    await _maybe_await(deliver(Attempt(a, b, c), Trace.model_validate_json(trace_json),
-                                               Scorecard.model_validate_json(card_json)))
+                    await _maybe_await(
+                        deliver(
+                            Attempt(a, b, c),
+                            Trace.model_validate_json(trace_json),
+                            Scorecard.model_validate_json(card_json),
+                        )
+                    )
                     if stop():
                         stop_flag.set()
         finally:

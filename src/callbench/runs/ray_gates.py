@@ -1,10 +1,12 @@
 """Per-provider limits that hold across a Ray cluster.
 
 In one process every call to an endpoint waits at the same `ProviderGate`. Ray workers are separate
-processes, so each would keep its own gate and a cap of 16 requests in flight would become 16 per worker.
+processes, so each would keep its own gate and a cap of 16 requests in flight would become 16 per
+worker.
 Instead the executor starts one `GateServer` actor per run, holding the real gates; in the workers a
 `RemoteGate` stands in for a `ProviderGate` and asks the actor for every slot, per-minute window and
-shared cool-down. A request costs two small actor calls more, which is nothing next to a model's latency.
+shared cool-down. A request costs two small actor calls more, which is nothing next to a model's
+latency.
 
 A worker process that dies while holding a slot leaves it taken until the run ends (the actor cannot
 tell a dead caller from a slow one); the run's other workers go on with one slot fewer.
@@ -47,13 +49,20 @@ class GateServer:
         self._gate(key).rate_limited(retry_after, fallback_s)
 
     def stats(self) -> dict[str, dict[str, float]]:
-        return {k: {"max_in_flight": g.max_in_flight, "in_flight": g.in_flight, "waited_s": round(g.waited_s, 3)}
-                for k, g in self.gates.items()}
+        return {
+            k: {
+                "max_in_flight": g.max_in_flight,
+                "in_flight": g.in_flight,
+                "waited_s": round(g.waited_s, 3),
+            }
+            for k, g in self.gates.items()
+        }
 
 
 @dataclass(frozen=True)
 class GateLink:
-    """What a task carries to reach its run's gates: the actor, and a token naming this run's actor (a
+    """What a task carries to reach its run's gates: the actor, and a token naming this run's actor
+    (a
     long-lived worker caches one cast per run and must not keep a previous run's, dead, actor)."""
 
     server: Any
@@ -66,7 +75,8 @@ def start_gate_server(ray) -> GateLink:
 
 
 class RemoteGate:
-    """What a model in a Ray worker holds instead of a ProviderGate: the same four calls, made to the actor."""
+    """What a model in a Ray worker holds instead of a ProviderGate: the same four calls, made to
+    the actor."""
 
     def __init__(self, server: Any, key: str, limits: ProviderLimits):
         self.server, self.key, self.limits = server, key, asdict(limits)
@@ -77,7 +87,9 @@ class RemoteGate:
         try:
             yield
         finally:
-            self.server.release.remote(self.key)  # sent after acquire returned, so it cannot overtake it
+            self.server.release.remote(
+                self.key
+            )  # sent after acquire returned, so it cannot overtake it
 
     async def before_request(self) -> None:
         await self.server.before_request.remote(self.key, self.limits)

@@ -4,11 +4,13 @@ Layout of a run folder:
     run.json                                   the run's configuration
     run.sqlite                                 the store: what the run has done (runs/store.py)
     run.lock                                   held by the one process sweeping the folder
-    traces/<candidate>/<scenario>/r<k>.json    one trace per attempt, written whole (temp file + rename)
+    traces/<candidate>/<scenario>/r<k>.json    one trace per attempt, written whole (temp file +
+    rename)
     scorecards/<candidate>/<scenario>/r<k>.json
     report.json                                summary + sha256 manifest of every file above
 
-<candidate> is `candidate_folder(name)`: the name itself when it is a plain file name, else a slug and a hash.
+<candidate> is `candidate_folder(name)`: the name itself when it is a plain file name, else a slug
+and a hash.
 """
 
 from __future__ import annotations
@@ -32,9 +34,9 @@ from .episodes import Attempt, Cast
 from .files import write_json_atomic
 from .store import RunStore, StoreError, run_lock, unwritable
 
-
 DEFAULT_CANDIDATES = ("oracle", "noop", "shortcut", "spray")
-"""The answer key, the floor and the two scripts with no model: together they show whether the suite is sound."""
+"""The answer key, the floor and the two scripts with no model: together they show whether the suite
+is sound."""
 
 
 @dataclass(frozen=True)
@@ -46,29 +48,44 @@ class RunConfig:
     concurrency: int = 8
     scenarios: tuple[str, ...] | None = None
     infra_reruns: int = 3
-    """an attempt that fails for infrastructure reasons (provider, caller simulator) is rerun this many times"""
+    """an attempt that fails for infrastructure reasons (provider, caller simulator) is rerun this
+    many times"""
     candidate_options: dict[str, Any] = field(default_factory=dict, hash=False)
     caller_options: dict[str, Any] = field(default_factory=dict, hash=False)
     judge: str | None = None
-    """a model spec for the task and conversation judges; None: judged items are reported as not measured"""
+    """a model spec for the task and conversation judges; None: judged items are reported as not
+    measured"""
     judge_options: dict[str, Any] = field(default_factory=dict, hash=False)
     limits: dict[str, Any] = field(default_factory=dict, hash=False)
-    """per endpoint: {"openai:gpt-4.1-mini" or "openai:*": ProviderLimits(concurrency=, rpm=, tpm=)}"""
+    """per endpoint: {"openai:gpt-4.1-mini" or "openai:*": ProviderLimits(concurrency=, rpm=,
+    tpm=)}"""
     prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False)
-    """USD per million tokens by model label: {"openai:gpt-4.1-mini": {"input": .4, "cached_input": .1, "output": 1.6}}"""
+    """USD per million tokens by model label: {"openai:gpt-4.1-mini": {"input": .4, "cached_input":
+    .1, "output": 1.6}}"""
     step_timeout_s: float | None = 300.0
-    """the candidate's deadline for one message (a model request, an agent's answer); blown: a model error, scored"""
+    """the candidate's deadline for one message (a model request, an agent's answer); blown: a model
+    error, scored"""
     call_timeout_s: float | None = 900.0
-    """the candidate's deadline over a whole call, summed over its messages (the utility-billing reference used 900 s)"""
+    """the candidate's deadline over a whole call, summed over its messages (the utility-billing
+    reference used 900 s)"""
     scoring: str = "guards"
-    """how verdicts fold into pillars: "guards" (kept rules earn nothing, broken ones cost) or "reference"
+    """how verdicts fold into pillars: "guards" (kept rules earn nothing, broken ones cost) or
+    "reference"
     (every applicable item on both sides); scorecards carry both, reports use this one"""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"candidates": list(self.candidates), "repeats": self.repeats, "seed": self.seed, "caller": self.caller,
-                "scenarios": list(self.scenarios) if self.scenarios else None, "infra_reruns": self.infra_reruns,
-                "judge": self.judge, "scoring": self.scoring, "step_timeout_s": self.step_timeout_s,
-                "call_timeout_s": self.call_timeout_s}
+        return {
+            "candidates": list(self.candidates),
+            "repeats": self.repeats,
+            "seed": self.seed,
+            "caller": self.caller,
+            "scenarios": list(self.scenarios) if self.scenarios else None,
+            "infra_reruns": self.infra_reruns,
+            "judge": self.judge,
+            "scoring": self.scoring,
+            "step_timeout_s": self.step_timeout_s,
+            "call_timeout_s": self.call_timeout_s,
+        }
 
 
 @dataclass
@@ -79,7 +96,8 @@ class RunResult:
 
 
 def run_id(suite: Suite, config: RunConfig) -> str:
-    """Derived from what determines the run (suite hash and configuration), not from time or place, so the
+    """Derived from what determines the run (suite hash and configuration), not from time or place,
+    so the
     statistics seeded by it are the same for the same run wherever and whenever it is rebuilt."""
     import hashlib
 
@@ -88,10 +106,19 @@ def run_id(suite: Suite, config: RunConfig) -> str:
 
 
 def make_cast(config: RunConfig, gate_factory: Any = None) -> Cast:
-    """Resolve every candidate and the caller before anything runs, so a bad name or a missing key fails fast."""
-    cast = Cast(caller=config.caller, candidate_options=dict(config.candidate_options), caller_options=dict(config.caller_options),
-                judge=config.judge, judge_options=dict(config.judge_options), limits=dict(config.limits),
-                step_timeout_s=config.step_timeout_s, call_timeout_s=config.call_timeout_s, gate_factory=gate_factory)
+    """Resolve every candidate and the caller before anything runs, so a bad name or a missing key
+    fails fast."""
+    cast = Cast(
+        caller=config.caller,
+        candidate_options=dict(config.candidate_options),
+        caller_options=dict(config.caller_options),
+        judge=config.judge,
+        judge_options=dict(config.judge_options),
+        limits=dict(config.limits),
+        step_timeout_s=config.step_timeout_s,
+        call_timeout_s=config.call_timeout_s,
+        gate_factory=gate_factory,
+    )
     for name in config.candidates:
         cast.entry(name)
     if config.judge:
@@ -100,7 +127,8 @@ def make_cast(config: RunConfig, gate_factory: Any = None) -> Cast:
 
 
 def plan(suite: Suite, config: RunConfig, cast: Cast | None = None) -> list[Attempt]:
-    """The attempts of a run; refuses up front (not mid-run) scenarios the chosen caller cannot play."""
+    """The attempts of a run; refuses up front (not mid-run) scenarios the chosen caller cannot
+    play."""
     scenario_ids = list(config.scenarios) if config.scenarios else list(suite.scenarios)
     unknown = [s for s in scenario_ids if s not in suite.scenarios]
     if unknown:
@@ -118,19 +146,28 @@ def plan(suite: Suite, config: RunConfig, cast: Cast | None = None) -> list[Atte
 
 
 def attempt_order(config: RunConfig, scenario_ids: list[str]) -> list[Attempt]:
-    """The one order of a run's attempts, used for running and for re-scoring, so reports line up."""
-    return [Attempt(c, s, r) for c in config.candidates for s in scenario_ids for r in range(config.repeats)]
+    """The one order of a run's attempts, used for running and for re-scoring, so reports line
+    up."""
+    return [
+        Attempt(c, s, r)
+        for c in config.candidates
+        for s in scenario_ids
+        for r in range(config.repeats)
+    ]
 
 
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:+@=-]{0,119}")
-"""A candidate name that is already a safe, portable-enough folder name (oracle, openai:gpt-4.1-mini): kept as is."""
+"""A candidate name that is already a safe, portable-enough folder name (oracle,
+openai:gpt-4.1-mini): kept as is."""
 
 
 def candidate_folder(name: str) -> str:
-    """The folder of a candidate's files. Names are not paths: `http://host/../../x` must not write outside the
-    run, and `http://host/a/./b` and `http://host/a/b` are two candidates, so two folders. A plain name is its own
-    folder (runs made before read back unchanged); any other becomes a readable slug plus a hash of the exact name.
-    Plain names never contain "~" and every slug does, so no candidate can land in another's folder."""
+    """The folder of a candidate's files. Names are not paths: `http://host/../../x` must not
+    write outside the run, and `http://host/a/./b` and `http://host/a/b` are two candidates, so
+    two folders. A plain name is its own folder (runs made before read back unchanged); any other
+    becomes a readable slug plus a hash of the exact name.
+    Plain names never contain "~" and every slug does, so no candidate can land in another's
+    folder."""
     if PLAIN_NAME.fullmatch(name):
         return name
     readable = re.sub(r"[^A-Za-z0-9_.+@=-]+", "-", name).strip("-.")[:60].strip("-.") or "candidate"
@@ -139,29 +176,60 @@ def candidate_folder(name: str) -> str:
 
 
 def trace_path(out: Path, attempt: Attempt) -> Path:
-    return out / "traces" / candidate_folder(attempt.candidate) / attempt.scenario_id / f"r{attempt.repeat}.json"
+    return (
+        out
+        / "traces"
+        / candidate_folder(attempt.candidate)
+        / attempt.scenario_id
+        / f"r{attempt.repeat}.json"
+    )
 
 
 def scorecard_path(out: Path, attempt: Attempt, folder: str = "scorecards") -> Path:
-    """`folder`: another set of the run's scorecards with the same layout (a re-score's scorecards-<tag>)."""
-    return out / folder / candidate_folder(attempt.candidate) / attempt.scenario_id / f"r{attempt.repeat}.json"
+    """`folder`: another set of the run's scorecards with the same layout (a re-score's
+    scorecards-<tag>)."""
+    return (
+        out
+        / folder
+        / candidate_folder(attempt.candidate)
+        / attempt.scenario_id
+        / f"r{attempt.repeat}.json"
+    )
 
 
 def _strip(card: Scorecard) -> Scorecard:
-    """What the report needs of a call, without its per-item verdicts (those stay in the store and files)."""
+    """What the report needs of a call, without its per-item verdicts (those stay in the store and
+    files)."""
     return card.model_copy(update={"items": []})
 
 
 def _run_meta(suite: Suite, config: RunConfig) -> dict[str, Any]:
-    return {"run_id": run_id(suite, config),
-            "suite": {"id": suite.id, "version": suite.manifest.version, "sha256": suite.sha256, "source": str(suite.root)},
-            "config": config.as_dict(), "prices": config.prices, "code_version": __version__,
-            "options": {role: _public_options(getattr(config, f"{role}_options")) for role in ("candidate", "caller", "judge")}}
+    return {
+        "run_id": run_id(suite, config),
+        "suite": {
+            "id": suite.id,
+            "version": suite.manifest.version,
+            "sha256": suite.sha256,
+            "source": str(suite.root),
+        },
+        "config": config.as_dict(),
+        "prices": config.prices,
+        "code_version": __version__,
+        "options": {
+            role: _public_options(getattr(config, f"{role}_options"))
+            for role in ("candidate", "caller", "judge")
+        },
+    }
 
 
 def _public_options(options: dict[str, Any]) -> dict[str, Any]:
-    """Adapter options as stored for resume: endpoints, key variable names and settings (never a key)."""
-    out = {k: v for k, v in options.items() if k != "settings" and isinstance(v, (str, int, float, bool, dict, type(None)))}
+    """Adapter options as stored for resume: endpoints, key variable names and settings (never a
+    key)."""
+    out = {
+        k: v
+        for k, v in options.items()
+        if k != "settings" and isinstance(v, (str, int, float, bool, dict, type(None)))
+    }
     if options.get("settings") is not None:
         out["settings"] = options["settings"].__dict__
     return out
@@ -179,37 +247,67 @@ def config_from_run(meta: dict[str, Any]) -> RunConfig:
 
     cfg = meta["config"]
     opts = meta.get("options", {})
-    return RunConfig(candidates=tuple(cfg["candidates"]), repeats=cfg["repeats"], seed=cfg["seed"], caller=cfg["caller"],
-                     scenarios=tuple(cfg["scenarios"]) if cfg.get("scenarios") else None,
-                     infra_reruns=cfg.get("infra_reruns", 3), judge=cfg.get("judge"), prices=meta.get("prices", {}),
-                     scoring=cfg.get("scoring", "guards"), step_timeout_s=cfg.get("step_timeout_s", 300.0),
-                     call_timeout_s=cfg.get("call_timeout_s", 900.0),
-                     candidate_options=options(opts.get("candidate")), caller_options=options(opts.get("caller")),
-                     judge_options=options(opts.get("judge")))
+    return RunConfig(
+        candidates=tuple(cfg["candidates"]),
+        repeats=cfg["repeats"],
+        seed=cfg["seed"],
+        caller=cfg["caller"],
+        scenarios=tuple(cfg["scenarios"]) if cfg.get("scenarios") else None,
+        infra_reruns=cfg.get("infra_reruns", 3),
+        judge=cfg.get("judge"),
+        prices=meta.get("prices", {}),
+        scoring=cfg.get("scoring", "guards"),
+        step_timeout_s=cfg.get("step_timeout_s", 300.0),
+        call_timeout_s=cfg.get("call_timeout_s", 900.0),
+        candidate_options=options(opts.get("candidate")),
+        caller_options=options(opts.get("caller")),
+        judge_options=options(opts.get("judge")),
+    )
 
 
 def _check_resumable(out_dir: Path, store: RunStore, meta: dict[str, Any]) -> None:
-    """Resume only the same run: a changed suite or configuration would mix two experiments in one report."""
+    """Resume only the same run: a changed suite or configuration would mix two experiments in one
+    report."""
     old = store.get_meta("run")
     if old is None:
         raise StoreError(f"{out_dir}: no run store to resume (run.sqlite missing or empty)")
     if old["suite"]["sha256"] != meta["suite"]["sha256"]:
-        raise StoreError(f"cannot resume {out_dir}: the suite changed (sha256 {old['suite']['sha256'][:12]}… then, "
-                         f"{meta['suite']['sha256'][:12]}… now)")
-    changed = sorted(k for k in set(old["config"]) | set(meta["config"]) if old["config"].get(k) != meta["config"].get(k))
+        raise StoreError(
+            f"cannot resume {out_dir}: the suite changed (sha256 {old['suite']['sha256'][:12]}… "
+            "then, "
+            f"{meta['suite']['sha256'][:12]}… now)"
+        )
+    changed = sorted(
+        k
+        for k in set(old["config"]) | set(meta["config"])
+        if old["config"].get(k) != meta["config"].get(k)
+    )
     if changed:
-        raise StoreError(f"cannot resume {out_dir}: the run configuration changed ({', '.join(changed)})")
+        raise StoreError(
+            f"cannot resume {out_dir}: the run configuration changed ({', '.join(changed)})"
+        )
 
 
-async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
-                          on_done: Callable[[Attempt, Scorecard], None] | None = None, *, resume: bool = False,
-                          executor: Any = None, max_cost: float | None = None) -> RunResult:
-    """Run (or resume) a sweep, holding the run folder's lock from before anything there is touched until the
-    report is written: a second sweep of the folder refuses at once instead of running every call again."""
+async def run_suite_async(
+    suite: Suite,
+    config: RunConfig,
+    out_dir: Path,
+    on_done: Callable[[Attempt, Scorecard], None] | None = None,
+    *,
+    resume: bool = False,
+    executor: Any = None,
+    max_cost: float | None = None,
+) -> RunResult:
+    """Run (or resume) a sweep, holding the run folder's lock from before anything there is touched
+    until the
+    report is written: a second sweep of the folder refuses at once instead of running every call
+    again."""
     cast = make_cast(config)
     attempts = plan(suite, config, cast)
     meta = _run_meta(suite, config)
-    if resume and not (out_dir / "run.sqlite").is_file():  # checked before the lock, which would leave a file
+    if (
+        resume and not (out_dir / "run.sqlite").is_file()
+    ):  # checked before the lock, which would leave a file
         raise StoreError(f"{out_dir}: no run store to resume (run.sqlite missing or empty)")
     if not resume:
         try:
@@ -219,16 +317,40 @@ async def run_suite_async(suite: Suite, config: RunConfig, out_dir: Path,
     with run_lock(out_dir):
         store = RunStore(out_dir / "run.sqlite", create=not resume)
         try:
-            return await _sweep(suite, config, out_dir, store, cast, attempts, meta, on_done, resume, executor, max_cost)
+            return await _sweep(
+                suite,
+                config,
+                out_dir,
+                store,
+                cast,
+                attempts,
+                meta,
+                on_done,
+                resume,
+                executor,
+                max_cost,
+            )
         finally:
             store.close()
 
 
-async def _sweep(suite: Suite, config: RunConfig, out_dir: Path, store: RunStore, cast: Cast, attempts: list[Attempt],
-                 meta: dict[str, Any], on_done: Callable[[Attempt, Scorecard], None] | None, resume: bool,
-                 executor: Any, max_cost: float | None) -> RunResult:
-    """The store commits each finished call whole; the JSON files beside it are written from the same data just
-    before, and rewritten on resume if they went missing. The first save the disk refuses stops the sweep."""
+async def _sweep(
+    suite: Suite,
+    config: RunConfig,
+    out_dir: Path,
+    store: RunStore,
+    cast: Cast,
+    attempts: list[Attempt],
+    meta: dict[str, Any],
+    on_done: Callable[[Attempt, Scorecard], None] | None,
+    resume: bool,
+    executor: Any,
+    max_cost: float | None,
+) -> RunResult:
+    """The store commits each finished call whole; the JSON files beside it are written from the
+    same data just
+    before, and rewritten on resume if they went missing. The first save the disk refuses stops
+    the sweep."""
     from ..reports.report import build_report
     from .executors import AttemptJob, LocalExecutor
 
@@ -241,7 +363,11 @@ async def _sweep(suite: Suite, config: RunConfig, out_dir: Path, store: RunStore
     by_id = {a.trace_id: a for a in attempts}
     store.add_attempts(attempts)
     store.reset_interrupted()
-    for trace_id, trace_json, card_json in store.finished():  # files lost after the commit (deleted, an older run)
+    for (
+        trace_id,
+        trace_json,
+        card_json,
+    ) in store.finished():  # files lost after the commit (deleted, an older run)
         a = by_id[trace_id]
         if not trace_path(out_dir, a).exists() or not scorecard_path(out_dir, a).exists():
             _write(out_dir, trace_path(out_dir, a), trace_json)
@@ -254,9 +380,12 @@ async def _sweep(suite: Suite, config: RunConfig, out_dir: Path, store: RunStore
     broken: list[StoreError] = []
 
     def halted(exc: StoreError) -> StoreError:
-        """The first failed save ends the sweep; calls still in flight are then not saved (they run on resume)."""
+        """The first failed save ends the sweep; calls still in flight are then not saved (they run
+        on resume)."""
         broken.append(exc)
-        return StoreError(f"{exc}; the calls saved so far are kept: resume the run once this is fixed")
+        return StoreError(
+            f"{exc}; the calls saved so far are kept: resume the run once this is fixed"
+        )
 
     def start(attempt: Attempt) -> None:
         try:
@@ -277,7 +406,8 @@ async def _sweep(suite: Suite, config: RunConfig, out_dir: Path, store: RunStore
 
     job = AttemptJob(suite, config, cast, cast.graders(), on_start=start)
     executor = executor or LocalExecutor(config.concurrency)
-    gc.freeze()  # what exists now (suite, SDKs, plan) lives all sweep: keep the full collections from walking it
+    # what exists now (suite, SDKs, plan) lives all sweep: keep the full collections from walking it
+    gc.freeze()
     try:
         await executor.run(todo, job, deliver, lambda: bool(broken) or budget.exhausted())
     finally:
@@ -289,25 +419,44 @@ async def _sweep(suite: Suite, config: RunConfig, out_dir: Path, store: RunStore
     # read back rather than kept as calls finish: memory stays flat however long the sweep
     cards = [_strip(Scorecard.model_validate_json(c)) for _, _, c in store.finished()]
     counts = store.counts()
-    report = build_report(suite, config, cards, out_dir, caller=cast.caller_info(), judge=cast.judge_info(),
-                          candidate_models={n: e.model for n, e in cast.entries.items() if e.model}, run_id=meta["run_id"])
-    report["store"] = {"attempts": len(attempts), **{k: counts.get(k, 0) for k in ("pending", "running", "completed", "excluded")},
-                       "stopped_by_budget": budget.exhausted() and counts.get("pending", 0) > 0,
-                       "spent_usd": round(budget.spent, 6)}
+    report = build_report(
+        suite,
+        config,
+        cards,
+        out_dir,
+        caller=cast.caller_info(),
+        judge=cast.judge_info(),
+        candidate_models={n: e.model for n, e in cast.entries.items() if e.model},
+        run_id=meta["run_id"],
+    )
+    report["store"] = {
+        "attempts": len(attempts),
+        **{k: counts.get(k, 0) for k in ("pending", "running", "completed", "excluded")},
+        "stopped_by_budget": budget.exhausted() and counts.get("pending", 0) > 0,
+        "spent_usd": round(budget.spent, 6),
+    }
     _write(out_dir, out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
     return RunResult(out_dir=out_dir, report=report, scorecards=cards)
 
 
-def _save_call(out_dir: Path, store: RunStore, attempt: Attempt, trace: Trace, card: Scorecard, made: set[Path]) -> None:
-    """Files first, then the commit that makes the call count: a call whose files the disk refused is not done
+def _save_call(
+    out_dir: Path, store: RunStore, attempt: Attempt, trace: Trace, card: Scorecard, made: set[Path]
+) -> None:
+    """Files first, then the commit that makes the call count: a call whose files the disk refused
+    is not done
     and runs again on resume. If the commit fails too, its files go: nothing is left half-saved."""
     trace_json, card_json = trace.to_json(), card.model_dump_json(indent=1)
     paths = (trace_path(out_dir, attempt), scorecard_path(out_dir, attempt))
     try:
         for path, text in zip(paths, (trace_json, card_json)):
             write_json_atomic(path, text, made)
-        store.finish(attempt.trace_id, card.outcome, trace_json, card_json,
-                     card.failure.failure_class if card.outcome == "excluded" and card.failure else None)
+        store.finish(
+            attempt.trace_id,
+            card.outcome,
+            trace_json,
+            card_json,
+            card.failure.failure_class if card.outcome == "excluded" and card.failure else None,
+        )
     except (OSError, StoreError) as exc:
         for path in paths:
             try:
@@ -318,7 +467,8 @@ def _save_call(out_dir: Path, store: RunStore, attempt: Attempt, trace: Trace, c
 
 
 def _write(out_dir: Path, path: Path, text: str) -> None:
-    """A file of the run; the disk refusing it (full, read-only) is the environment's fault: one line, no traceback."""
+    """A file of the run; the disk refusing it (full, read-only) is the environment's fault: one
+    line, no traceback."""
     try:
         write_json_atomic(path, text)
     except OSError as exc:
@@ -326,7 +476,8 @@ def _write(out_dir: Path, path: Path, text: str) -> None:
 
 
 def _remove_leftovers(out_dir: Path) -> None:
-    """Temporary files of writes a kill cut short (their calls run again). Only ever done under the run's lock:
+    """Temporary files of writes a kill cut short (their calls run again). Only ever done under the
+    run's lock:
     otherwise it could pull a file from under another process's write."""
     try:
         for leftover in out_dir.rglob("*.tmp"):
@@ -336,6 +487,11 @@ def _remove_leftovers(out_dir: Path) -> None:
         raise unwritable(out_dir, exc) from None
 
 
-def run_suite(suite: Suite, config: RunConfig, out_dir: str | Path,
-              on_done: Callable[[Attempt, Scorecard], None] | None = None, **options: Any) -> RunResult:
+def run_suite(
+    suite: Suite,
+    config: RunConfig,
+    out_dir: str | Path,
+    on_done: Callable[[Attempt, Scorecard], None] | None = None,
+    **options: Any,
+) -> RunResult:
     return asyncio.run(run_suite_async(suite, config, Path(out_dir), on_done, **options))

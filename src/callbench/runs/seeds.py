@@ -1,4 +1,5 @@
-"""Every random choice derives from the run seed, the scenario id, the repeat index and the component.
+"""Every random choice derives from the run seed, the scenario id, the repeat index and the
+component.
 
 Hashing (rather than seeding one generator and drawing in order) keeps each
 episode's randomness independent of which other episodes ran, in what order or

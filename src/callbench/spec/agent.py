@@ -29,13 +29,21 @@ class AgentDefinition(SpecModel):
     name: str = Field(min_length=1)
     language: str = Field(min_length=2, description="BCP-47 language code, e.g. en, gu, hi")
     direction: Literal["inbound", "outbound"] = "inbound"
-    instructions: str = Field(min_length=1, description="path of the instructions document, relative to agent.yaml")
-    variables: dict[str, str] = Field(default_factory=dict, description="{{name}} placeholders filled in the instructions")
+    instructions: str = Field(
+        min_length=1, description="path of the instructions document, relative to agent.yaml"
+    )
+    variables: dict[str, str] = Field(
+        default_factory=dict, description="{{name}} placeholders filled in the instructions"
+    )
     tools: list[ToolSpec] = Field(min_length=1)
     state_tools: dict[Identifier, StateTool] = Field(
-        default_factory=dict, description="how the tools act on a state world, shared by every state-backend scenario "
-                                          "of this agent; a scenario's own backend.tools entry of the same name replaces one")
-    state_ids: dict[Identifier, IdFormat] = Field(default_factory=dict, description="id formats shared the same way")
+        default_factory=dict,
+        description="how the tools act on a state world, shared by every state-backend scenario "
+        "of this agent; a scenario's own backend.tools entry of the same name replaces one",
+    )
+    state_ids: dict[Identifier, IdFormat] = Field(
+        default_factory=dict, description="id formats shared the same way"
+    )
 
     def tool(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)

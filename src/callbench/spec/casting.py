@@ -2,8 +2,10 @@
 
 A benchmark that varies who calls (calm, angry) and what else the microphone hears (street, café,
 television) must give every candidate the same assignment for the same scenario and repeat, or the
-comparison mixes candidates with conditions. A suite names its personas and backgrounds here; the run
-assigns them from the suite's own casting seed (runs/casting.py), never from the run seed, so two runs
+comparison mixes candidates with conditions. A suite names its personas and backgrounds here; the
+run
+assigns them from the suite's own casting seed (runs/casting.py), never from the run seed, so two
+runs
 and every candidate in them agree.
 
 A background is rendered by the text channel as what speech recognition makes of a noisy room:
@@ -21,14 +23,25 @@ from .scenario import Persona
 
 
 class Background(SpecModel):
-    noise: float = Field(default=0.0, ge=0.0, le=0.5, description="chance that each eligible word of a caller turn is misheard")
-    intrusion_rate: float = Field(default=0.0, ge=0.0, le=1.0,
-                                  description="chance that a caller turn also carries one line of background speech")
-    intrusions: dict[str, list[str]] = Field(default_factory=dict,
-                                             description="background speech by language code ('*' for any language)")
+    noise: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=0.5,
+        description="chance that each eligible word of a caller turn is misheard",
+    )
+    intrusion_rate: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="chance that a caller turn also carries one line of background speech",
+    )
+    intrusions: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="background speech by language code ('*' for any language)",
+    )
 
     @model_validator(mode="after")
-    def _lines_for_a_rate(self) -> "Background":
+    def _lines_for_a_rate(self) -> Background:
         if self.intrusion_rate > 0 and not any(lines for lines in self.intrusions.values()):
             raise ValueError("an intrusion_rate above 0 needs intrusion lines")
         if any(not line.strip() for lines in self.intrusions.values() for line in lines):
@@ -37,13 +50,21 @@ class Background(SpecModel):
 
     def lines_for(self, language: str) -> list[str]:
         primary = language.split("-")[0].lower()
-        return self.intrusions.get(language) or self.intrusions.get(primary) or self.intrusions.get("*") or []
+        return (
+            self.intrusions.get(language)
+            or self.intrusions.get(primary)
+            or self.intrusions.get("*")
+            or []
+        )
 
 
 class Casting(SpecModel):
-    """`personas` replace every scenario's own persona (each scenario keeps one persona across its repeats,
+    """`personas` replace every scenario's own persona (each scenario keeps one persona across its
+    repeats,
     balanced over the suite); `backgrounds` rotate over a scenario's repeats in a shuffled order."""
 
-    seed: int = Field(default=0, description="the casting seed: change it to draw another assignment")
+    seed: int = Field(
+        default=0, description="the casting seed: change it to draw another assignment"
+    )
     personas: dict[Identifier, Persona] = Field(default_factory=dict)
     backgrounds: dict[Identifier, Background] = Field(default_factory=dict)

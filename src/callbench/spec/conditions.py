@@ -1,5 +1,7 @@
-"""Success conditions on a tool's result, in a module of their own because agent definitions (call-ending
-tools) and state worlds (verification gates) both use them, and agent definitions also carry state tools."""
+"""Success conditions on a tool's result, in a module of their own because agent definitions
+(call-ending
+tools) and state worlds (verification gates) both use them, and agent definitions also carry
+state tools."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from .matchers import Matcher
 class SuccessCondition(SpecModel):
     """When a call-ending tool's *result* counts as success: the value at `path` equals or matches.
 
-    Written as `{path: status, equals: ended}` or `{path: status, match: {one_of: [ended, closed]}}`.
+    Written as `{path: status, equals: ended}` or `{path: status, match: {one_of: [ended,
+    closed]}}`.
     An ended call is a claim the backend must confirm; attempting the tool is not enough.
     """
 

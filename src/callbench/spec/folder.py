@@ -17,7 +17,8 @@ from ..errors import Problem
 
 IGNORED = {"__pycache__", ".DS_Store"}
 MAX_ENTRIES = 10_000
-"""Files and folders a suite may hold; a real one holds dozens. Bounds a walk through symlinked folders."""
+"""Files and folders a suite may hold; a real one holds dozens. Bounds a walk through symlinked
+folders."""
 NOT_REGULAR = "is not a regular file: a FIFO, socket or device cannot be part of a suite"
 
 
@@ -48,7 +49,8 @@ def _outside(root_real: Path, real: Path) -> str | None:
 
 
 def bundle_files(root: Path, confined: bool = True) -> tuple[list[Path], list[Problem]]:
-    """Every file the suite hash covers, plus a problem for each entry that cannot be part of the suite.
+    """Every file the suite hash covers, plus a problem for each entry that cannot be part of the
+    suite.
 
     Symlinked folders are followed; when `confined`, only as far as they stay
     inside the suite folder. A link back to a folder already on the way down is
@@ -58,7 +60,9 @@ def bundle_files(root: Path, confined: bool = True) -> tuple[list[Path], list[Pr
     root_real = root.resolve()
     files: list[Path] = []
     problems: list[Problem] = []
-    chains = {str(root): {str(root_real)}}  # the real paths of the folders walked through to reach each folder
+    chains = {
+        str(root): {str(root_real)}
+    }  # the real paths of the folders walked through to reach each folder
     entries = 0
     for folder, dirs, names in os.walk(root, followlinks=True):
         chain = chains.pop(folder)
@@ -69,7 +73,14 @@ def bundle_files(root: Path, confined: bool = True) -> tuple[list[Path], list[Pr
             real = os.path.realpath(os.path.join(folder, d))
             reason = _outside(root_real, Path(real)) if confined else None
             if reason or real in chain:
-                problems.append(Problem(_rel(root, Path(folder, d)), "", f"this folder {reason or 'is a symlink that loops back to a folder containing it'}"))
+                problems.append(
+                    Problem(
+                        _rel(root, Path(folder, d)),
+                        "",
+                        "this folder "
+                        f"{reason or 'is a symlink that loops back to a folder containing it'}",
+                    )
+                )
                 continue
             chains[os.path.join(folder, d)] = chain | {real}
             kept.append(d)
@@ -85,7 +96,13 @@ def bundle_files(root: Path, confined: bool = True) -> tuple[list[Path], list[Pr
                 files.append(path)
         entries += len(kept) + len(names)
         if entries > MAX_ENTRIES:
-            problems.append(Problem(str(root), "", f"the suite folder holds more than {MAX_ENTRIES} files and folders"))
+            problems.append(
+                Problem(
+                    str(root),
+                    "",
+                    f"the suite folder holds more than {MAX_ENTRIES} files and folders",
+                )
+            )
             break
     return files, problems
 

@@ -1,4 +1,5 @@
-"""Reading a suite folder into typed models, collecting every problem instead of stopping at the first."""
+"""Reading a suite folder into typed models, collecting every problem instead of stopping at the
+first."""
 
 from __future__ import annotations
 
@@ -21,9 +22,17 @@ PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
 
 
 def parse_model(doc: YamlDocument, model: type[M], label: str) -> tuple[M | None, list[Problem]]:
-    """Validate one parsed document against a model; pydantic errors become file + field-path problems."""
+    """Validate one parsed document against a model; pydantic errors become file + field-path
+    problems."""
     if not isinstance(doc.data, dict):
-        return None, [Problem(label, "", f"expected a mapping at the top level, found {type(doc.data).__name__}", doc.line_of(()))]
+        return None, [
+            Problem(
+                label,
+                "",
+                f"expected a mapping at the top level, found {type(doc.data).__name__}",
+                doc.line_of(()),
+            )
+        ]
     try:
         return model.model_validate(doc.data), []
     except ValidationError as exc:
@@ -31,7 +40,9 @@ def parse_model(doc: YamlDocument, model: type[M], label: str) -> tuple[M | None
         for err in exc.errors(include_url=False):
             loc = tuple(err["loc"])
             if err["type"] in ("union_tag_not_found", "union_tag_invalid"):
-                loc += (err["ctx"]["discriminator"].strip("'"),)  # point at `kind:`, not at the whole block
+                loc += (
+                    err["ctx"]["discriminator"].strip("'"),
+                )  # point at `kind:`, not at the whole block
             loc = _real_loc(doc.data, loc, err["type"] in ("missing", "union_tag_not_found"))
             problems.append(Problem(label, dotted(loc), _message(err), doc.line_of(loc)))
         return None, _unique(problems)
@@ -115,8 +126,11 @@ def _digest(root: Path, files: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def _read_suite_yaml(root: Path, path: Path, label: str) -> tuple[YamlDocument | None, list[Problem]]:
-    """`read_yaml`, but only for a file that really lies inside the suite folder (a symlink counts as its target)."""
+def _read_suite_yaml(
+    root: Path, path: Path, label: str
+) -> tuple[YamlDocument | None, list[Problem]]:
+    """`read_yaml`, but only for a file that really lies inside the suite folder (a symlink counts
+    as its target)."""
     reason = escape(root.resolve(), path)
     if reason:
         return None, [Problem(label, "", f"this file {reason}")]
@@ -142,9 +156,17 @@ def load_suite_files(root: Path) -> tuple[Suite | None, list[Problem], dict[str,
         problems += errs
 
     agents: dict[str, LoadedAgent] = {}
-    agent_dirs = sorted(p for p in (root / "agents").iterdir() if p.is_dir() and p.name not in IGNORED) if (root / "agents").is_dir() else []
+    agent_dirs = (
+        sorted(p for p in (root / "agents").iterdir() if p.is_dir() and p.name not in IGNORED)
+        if (root / "agents").is_dir()
+        else []
+    )
     if not agent_dirs:
-        problems.append(Problem("agents/", "", "no agent definitions found (expected agents/<agent-id>/agent.yaml)"))
+        problems.append(
+            Problem(
+                "agents/", "", "no agent definitions found (expected agents/<agent-id>/agent.yaml)"
+            )
+        )
     for agent_dir in agent_dirs:
         loaded, errs = _load_agent(root, agent_dir, docs)
         problems += errs
@@ -153,14 +175,34 @@ def load_suite_files(root: Path) -> tuple[Suite | None, list[Problem], dict[str,
 
     scenarios: dict[str, Scenario] = {}
     files: dict[str, str] = {}
-    scenario_paths = sorted((root / "scenarios").glob("*/*.yaml")) if (root / "scenarios").is_dir() else []
+    scenario_paths = (
+        sorted((root / "scenarios").glob("*/*.yaml")) if (root / "scenarios").is_dir() else []
+    )
     # A scenario saved as .yml or at the wrong depth would otherwise be skipped without a word.
-    for path in sorted((root / "scenarios").rglob("*.y*ml")) if (root / "scenarios").is_dir() else []:
-        if path.suffix in (".yml", ".yaml") and path not in scenario_paths and not (IGNORED & set(path.parts)):
-            problems.append(Problem(path.relative_to(root).as_posix(), "",
-                                    "not a scenario file: scenarios live at scenarios/<agent-id>/<scenario-id>.yaml"))
+    for path in (
+        sorted((root / "scenarios").rglob("*.y*ml")) if (root / "scenarios").is_dir() else []
+    ):
+        if (
+            path.suffix in (".yml", ".yaml")
+            and path not in scenario_paths
+            and not (IGNORED & set(path.parts))
+        ):
+            problems.append(
+                Problem(
+                    path.relative_to(root).as_posix(),
+                    "",
+                    "not a scenario file: scenarios live at "
+                    "scenarios/<agent-id>/<scenario-id>.yaml",
+                )
+            )
     if not scenario_paths:
-        problems.append(Problem("scenarios/", "", "no scenarios found (expected scenarios/<agent-id>/<scenario-id>.yaml)"))
+        problems.append(
+            Problem(
+                "scenarios/",
+                "",
+                "no scenarios found (expected scenarios/<agent-id>/<scenario-id>.yaml)",
+            )
+        )
     for path in scenario_paths:
         label = path.relative_to(root).as_posix()
         doc, errs = _read_suite_yaml(root, path, label)
@@ -173,36 +215,75 @@ def load_suite_files(root: Path) -> tuple[Suite | None, list[Problem], dict[str,
         if scenario is None:
             continue
         if scenario.id != path.stem:
-            problems.append(Problem(label, "id", f"id '{scenario.id}' must equal the file name '{path.stem}'", doc.line_of(("id",))))
+            problems.append(
+                Problem(
+                    label,
+                    "id",
+                    f"id '{scenario.id}' must equal the file name '{path.stem}'",
+                    doc.line_of(("id",)),
+                )
+            )
         if scenario.agent != path.parent.name:
-            problems.append(Problem(label, "agent", f"agent '{scenario.agent}' must equal the folder name '{path.parent.name}'", doc.line_of(("agent",))))
+            problems.append(
+                Problem(
+                    label,
+                    "agent",
+                    f"agent '{scenario.agent}' must equal the folder name '{path.parent.name}'",
+                    doc.line_of(("agent",)),
+                )
+            )
         if scenario.id in scenarios:
-            problems.append(Problem(label, "id", f"scenario id '{scenario.id}' is also used by {files[scenario.id]}"))
+            problems.append(
+                Problem(
+                    label, "id", f"scenario id '{scenario.id}' is also used by {files[scenario.id]}"
+                )
+            )
             continue
         scenarios[scenario.id] = scenario
         files[scenario.id] = label
 
     bundle, errs = bundle_files(root)
     reported = {p.file for p in problems}
-    problems += [p for p in errs if p.file not in reported]  # a refused scenario file is not reported twice
+    problems += [
+        p for p in errs if p.file not in reported
+    ]  # a refused scenario file is not reported twice
     if manifest is None or errs:
         return None, problems, docs
-    scenarios = {sid: _inherit_state_tools(sc, agents.get(sc.agent)) for sid, sc in scenarios.items()}
-    suite = Suite(manifest=manifest, root=root, agents=agents, scenarios=scenarios, scenario_files=files, sha256=_digest(root, bundle))
+    scenarios = {
+        sid: _inherit_state_tools(sc, agents.get(sc.agent)) for sid, sc in scenarios.items()
+    }
+    suite = Suite(
+        manifest=manifest,
+        root=root,
+        agents=agents,
+        scenarios=scenarios,
+        scenario_files=files,
+        sha256=_digest(root, bundle),
+    )
     return suite, problems, docs
 
 
 def _inherit_state_tools(scenario: Scenario, agent: LoadedAgent | None) -> Scenario:
-    """A state-backend scenario gets its agent's shared `state_tools` and `state_ids`; its own entries win."""
-    if agent is None or scenario.backend.kind != "state" or not (agent.definition.state_tools or agent.definition.state_ids):
+    """A state-backend scenario gets its agent's shared `state_tools` and `state_ids`; its own
+    entries win."""
+    if (
+        agent is None
+        or scenario.backend.kind != "state"
+        or not (agent.definition.state_tools or agent.definition.state_ids)
+    ):
         return scenario
-    backend = scenario.backend.model_copy(update={
-        "tools": {**agent.definition.state_tools, **scenario.backend.tools},
-        "ids": {**agent.definition.state_ids, **scenario.backend.ids}})
+    backend = scenario.backend.model_copy(
+        update={
+            "tools": {**agent.definition.state_tools, **scenario.backend.tools},
+            "ids": {**agent.definition.state_ids, **scenario.backend.ids},
+        }
+    )
     return scenario.model_copy(update={"backend": backend})
 
 
-def _load_agent(root: Path, agent_dir: Path, docs: dict[str, YamlDocument]) -> tuple[LoadedAgent | None, list[Problem]]:
+def _load_agent(
+    root: Path, agent_dir: Path, docs: dict[str, YamlDocument]
+) -> tuple[LoadedAgent | None, list[Problem]]:
     label = (agent_dir / "agent.yaml").relative_to(root).as_posix()
     doc, errs = _read_suite_yaml(root, agent_dir / "agent.yaml", label)
     if doc is None:
@@ -213,20 +294,51 @@ def _load_agent(root: Path, agent_dir: Path, docs: dict[str, YamlDocument]) -> t
         return None, errs
     problems: list[Problem] = []
     if agent.id != agent_dir.name:
-        problems.append(Problem(label, "id", f"id '{agent.id}' must equal the folder name '{agent_dir.name}'", doc.line_of(("id",))))
+        problems.append(
+            Problem(
+                label,
+                "id",
+                f"id '{agent.id}' must equal the folder name '{agent_dir.name}'",
+                doc.line_of(("id",)),
+            )
+        )
     instructions_path = agent_dir / agent.instructions
     reason = escape(root.resolve(), instructions_path)
     if reason:
-        # An absolute path, `../..` or a symlink out of the folder would make any local file the system prompt.
-        problems.append(Problem(label, "instructions", f"instructions file '{agent.instructions}' {reason}", doc.line_of(("instructions",))))
+        # An absolute path, `../..` or a symlink out of the folder would make any local file the
+        # system prompt.
+        problems.append(
+            Problem(
+                label,
+                "instructions",
+                f"instructions file '{agent.instructions}' {reason}",
+                doc.line_of(("instructions",)),
+            )
+        )
         return None, problems
     try:
         text = instructions_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        problems.append(Problem(label, "instructions", f"instructions file '{agent.instructions}' not found or unreadable", doc.line_of(("instructions",))))
+        problems.append(
+            Problem(
+                label,
+                "instructions",
+                f"instructions file '{agent.instructions}' not found or unreadable",
+                doc.line_of(("instructions",)),
+            )
+        )
         return None, problems
     rendered, missing = render_instructions(text, agent.variables)
     for name in missing:
-        problems.append(Problem(label, "variables", f"the instructions use {{{{{name}}}}} but no variable '{name}' is defined", doc.line_of(("variables",))))
+        problems.append(
+            Problem(
+                label,
+                "variables",
+                f"the instructions use {{{{{name}}}}} but no variable '{name}' is defined",
+                doc.line_of(("variables",)),
+            )
+        )
     sha = hashlib.sha256(rendered.encode("utf-8")).hexdigest()
-    return LoadedAgent(definition=agent, instructions=rendered, instructions_sha256=sha, file=label), problems
+    return LoadedAgent(
+        definition=agent, instructions=rendered, instructions_sha256=sha, file=label
+    ), problems

@@ -5,8 +5,10 @@ A matcher is a one-key mapping in YAML (`{eq: evening}`, `{range: {min: 1, max: 
 a `MatchResult` that says what was compared and why it failed, because those
 results are stored in traces and shown to people reading a failed call.
 
-A `regex` is an author's pattern run on what a candidate sent, so it runs through `regex_search`: in time
-linear in the text (RE2) wherever that engine reads the pattern as Python does, and never a pattern with
+A `regex` is an author's pattern run on what a candidate sent, so it runs through `regex_search`: in
+time
+linear in the text (RE2) wherever that engine reads the pattern as Python does, and never a pattern
+with
 nested quantifiers on Python's backtracking engine.
 """
 
@@ -18,7 +20,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 """Stands for an argument or state path that is not there at all (distinct from null)."""
@@ -49,7 +59,7 @@ class Bounds(_M):
     max: float | None = None
 
     @model_validator(mode="after")
-    def _some_bound(self) -> "Bounds":
+    def _some_bound(self) -> Bounds:
         if self.min is None and self.max is None:
             raise ValueError("range needs min, max or both")
         if self.min is not None and self.max is not None and self.min > self.max:
@@ -87,20 +97,29 @@ class Subset(_M):
 
 
 class All(_M):
-    all: list["Matcher"] = Field(min_length=1)
+    all: list[Matcher] = Field(min_length=1)
 
 
 class AnyOf(_M):
-    any: list["Matcher"] = Field(min_length=1)
+    any: list[Matcher] = Field(min_length=1)
 
 
 class Not(_M):
-    not_: "Matcher" = Field(alias="not")
+    not_: Matcher = Field(alias="not")
 
 
 KINDS: dict[str, type[_M]] = {
-    "eq": Eq, "present": Present, "absent": Absent, "one_of": OneOf, "range": Range,
-    "regex": Regex, "contains": Contains, "subset": Subset, "all": All, "any": AnyOf, "not": Not,
+    "eq": Eq,
+    "present": Present,
+    "absent": Absent,
+    "one_of": OneOf,
+    "range": Range,
+    "regex": Regex,
+    "contains": Contains,
+    "subset": Subset,
+    "all": All,
+    "any": AnyOf,
+    "not": Not,
 }
 
 
@@ -114,7 +133,7 @@ def _tag(value: Any) -> str | None:
 
 
 Matcher = Annotated[
-    Union[tuple(Annotated[cls, Tag(name)] for name, cls in KINDS.items())],  # type: ignore[misc]
+    Union[tuple(Annotated[cls, Tag(name)] for name, cls in KINDS.items())],  # type: ignore[misc]  # noqa: UP007
     Discriminator(
         _tag,
         custom_error_type="matcher",
@@ -144,7 +163,7 @@ class MatchResult(BaseModel):
     actual: Any = None
     ok: bool
     reason: str = ""
-    children: list["MatchResult"] = Field(default_factory=list)
+    children: list[MatchResult] = Field(default_factory=list)
 
 
 Resolve = Callable[[Any], Any]
@@ -172,25 +191,41 @@ def same_value(a: Any, b: Any) -> bool:
 
 
 def evaluate(matcher: _M, actual: Any, path: str = "", resolve: Resolve = _identity) -> MatchResult:
-    """Check `actual` (or MISSING) against `matcher`; template values are passed through `resolve`."""
+    """Check `actual` (or MISSING) against `matcher`; template values are passed through
+    `resolve`."""
     kind = kind_of(matcher)
 
-    def result(ok: bool, expected: Any, reason: str = "", children: list[MatchResult] | None = None):
-        return MatchResult(path=path, matcher=kind, expected=expected, actual=_show(actual), ok=ok,
-                           reason="" if ok else reason, children=children or [])
+    def result(
+        ok: bool, expected: Any, reason: str = "", children: list[MatchResult] | None = None
+    ):
+        return MatchResult(
+            path=path,
+            matcher=kind,
+            expected=expected,
+            actual=_show(actual),
+            ok=ok,
+            reason="" if ok else reason,
+            children=children or [],
+        )
 
     if isinstance(matcher, Present):
         return result(actual is not MISSING and actual is not None, True, "value is missing")
     if isinstance(matcher, Absent):
         return result(actual is MISSING or actual is None, True, "value is present")
     if isinstance(matcher, (All, AnyOf, Not)):
-        parts = [matcher.not_] if isinstance(matcher, Not) else (matcher.all if isinstance(matcher, All) else matcher.any)
+        parts = (
+            [matcher.not_]
+            if isinstance(matcher, Not)
+            else (matcher.all if isinstance(matcher, All) else matcher.any)
+        )
         children = [evaluate(m, actual, path, resolve) for m in parts]
         if isinstance(matcher, All):
             failed = [c for c in children if not c.ok]
             return result(not failed, None, f"{len(failed)} of {len(children)} failed", children)
         if isinstance(matcher, AnyOf):
-            return result(any(c.ok for c in children), None, "none of the alternatives held", children)
+            return result(
+                any(c.ok for c in children), None, "none of the alternatives held", children
+            )
         return result(not children[0].ok, None, "the negated matcher held", children)
     if actual is MISSING:
         return result(False, _expected(matcher, resolve), "value is missing")
@@ -199,7 +234,9 @@ def evaluate(matcher: _M, actual: Any, path: str = "", resolve: Resolve = _ident
         return result(same_value(actual, expected), expected, "not equal")
     if isinstance(matcher, OneOf):
         options = [resolve(o) for o in matcher.one_of]
-        return result(any(same_value(actual, o) for o in options), options, "not one of the options")
+        return result(
+            any(same_value(actual, o) for o in options), options, "not one of the options"
+        )
     if isinstance(matcher, Range):
         bounds = {"min": matcher.range.min, "max": matcher.range.max}
         if isinstance(actual, bool) or not isinstance(actual, (int, float)):
@@ -243,23 +280,34 @@ def _expected(matcher: _M, resolve: Resolve) -> Any:
     return resolve(value)
 
 
-def evaluate_args(matchers: Mapping[str, _M], args: Mapping[str, Any] | None,
-                  prefix: str = "args", resolve: Resolve = _identity) -> list[MatchResult]:
-    """One result per parameter matcher; unparseable arguments (None) fail every non-`absent` matcher."""
+def evaluate_args(
+    matchers: Mapping[str, _M],
+    args: Mapping[str, Any] | None,
+    prefix: str = "args",
+    resolve: Resolve = _identity,
+) -> list[MatchResult]:
+    """One result per parameter matcher; unparseable arguments (None) fail every non-`absent`
+    matcher."""
     values = args if isinstance(args, Mapping) else {}
-    return [evaluate(m, values.get(name, MISSING), f"{prefix}.{name}", resolve) for name, m in matchers.items()]
+    return [
+        evaluate(m, values.get(name, MISSING), f"{prefix}.{name}", resolve)
+        for name, m in matchers.items()
+    ]
 
 
 # --- running a pattern an author wrote on text a candidate wrote -------------------------------
 
 MAX_REGEX_TEXT = 20_000
-"""Python's own engine, where it runs an author's pattern (see `regex_search`), reads at most this many
-characters of the text, as if the text ended there: a pattern that backtracks polynomially ('.*a.*b') then
+"""Python's own engine, where it runs an author's pattern (see `regex_search`), reads at most this
+many
+characters of the text, as if the text ended there: a pattern that backtracks polynomially
+('.*a.*b') then
 costs a bounded time. RE2 reads the whole text."""
 
 
 class UnsafePattern(ValueError):
-    """A pattern that only Python's backtracking engine could run, and that can take exponential time there."""
+    """A pattern that only Python's backtracking engine could run, and that can take exponential
+    time there."""
 
 
 try:  # Python 3.11+: the parser `re` itself uses
@@ -273,7 +321,8 @@ _REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT)
 _SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 """Python's `\\s` on text (str.isspace), which RE2's `\\s` ([\\t\\n\\f\\r ]) is not."""
 _TURKISH_I = (0x130, 0x131)
-"""İ and ı: the one place the two engines' ignore-case differ (Python matches both with i and I, RE2 neither);
+"""İ and ı: the one place the two engines' ignore-case differ (Python matches both with i and I, RE2
+neither);
 found by comparing both on every character that has a case."""
 _TURKISH_I_TEXT = re.compile("[\u0130\u0131]")
 _NON_ASCII_WORD = re.compile(r"[^\W\x00-\x7f]")
@@ -302,20 +351,31 @@ def _spaces_class(negated: bool) -> str:
     return "".join(out) + f"{_x(at)}-{_x(0x10FFFF)}"
 
 
-_IN_CLASS = {_sre.CATEGORY_DIGIT: r"\p{Nd}", _sre.CATEGORY_NOT_DIGIT: r"\P{Nd}", _sre.CATEGORY_WORD: r"\p{L}\p{N}_",
-             _sre.CATEGORY_SPACE: _spaces_class(False), _sre.CATEGORY_NOT_SPACE: _spaces_class(True)}
+_IN_CLASS = {
+    _sre.CATEGORY_DIGIT: r"\p{Nd}",
+    _sre.CATEGORY_NOT_DIGIT: r"\P{Nd}",
+    _sre.CATEGORY_WORD: r"\p{L}\p{N}_",
+    _sre.CATEGORY_SPACE: _spaces_class(False),
+    _sre.CATEGORY_NOT_SPACE: _spaces_class(True),
+}
 
 
 class _Re2Source:
-    """A parsed Python pattern written out in RE2's syntax, with Python's meaning for every construct RE2 can
-    express; `_Untranslatable` for the others (look-arounds, back-references, possessive or atomic groups).
+    """A parsed Python pattern written out in RE2's syntax, with Python's meaning for every
+    construct RE2 can
+    express; `_Untranslatable` for the others (look-arounds, back-references, possessive or atomic
+    groups).
 
-    `boundary`: it holds \\b or \\B, which RE2 decides with ASCII letters and digits only, and \\B byte by byte
+    `boundary`: it holds \\b or \\B, which RE2 decides with ASCII letters and digits only, and \\B
+    byte by byte
     (inside a character of two or more bytes of UTF-8, RE2 finds a \\B): for \\B, ASCII text only.
-    `dollar`: it holds a `$` outside multi-line mode, which in Python also matches before a final newline.
+    `dollar`: it holds a `$` outside multi-line mode, which in Python also matches before a final
+    newline.
     `folds`: it ignores case somewhere (RE2 does not match İ or ı with i).
-    \\d, \\w and \\s are written as the Unicode classes Python gives them (RE2's own are ASCII). RE2's Unicode
-    tables are newer than Python 3.11's: scripts encoded since (Kawi, Nag Mundari, CJK extension H) are letters
+    \\d, \\w and \\s are written as the Unicode classes Python gives them (RE2's own are ASCII).
+    RE2's Unicode
+    tables are newer than Python 3.11's: scripts encoded since (Kawi, Nag Mundari, CJK extension H)
+    are letters
     and digits to RE2 and unassigned to Python."""
 
     def __init__(self, tree, flags: int):
@@ -363,16 +423,34 @@ class _Re2Source:
             _, add, remove, body = av
             if (add | remove) & (_sre.SRE_FLAG_ASCII | _sre.SRE_FLAG_LOCALE):
                 raise _Untranslatable("ASCII or LOCALE flag")
-            on = "".join(f for bit, f in ((_sre.SRE_FLAG_IGNORECASE, "i"), (_sre.SRE_FLAG_DOTALL, "s")) if add & bit)
-            off = "".join(f for bit, f in ((_sre.SRE_FLAG_IGNORECASE, "i"), (_sre.SRE_FLAG_DOTALL, "s")) if remove & bit)
-            multiline = (multiline or bool(add & _sre.SRE_FLAG_MULTILINE)) and not remove & _sre.SRE_FLAG_MULTILINE
-            ignorecase = (ignorecase or bool(add & _sre.SRE_FLAG_IGNORECASE)) and not remove & _sre.SRE_FLAG_IGNORECASE
+            on = "".join(
+                f
+                for bit, f in ((_sre.SRE_FLAG_IGNORECASE, "i"), (_sre.SRE_FLAG_DOTALL, "s"))
+                if add & bit
+            )
+            off = "".join(
+                f
+                for bit, f in ((_sre.SRE_FLAG_IGNORECASE, "i"), (_sre.SRE_FLAG_DOTALL, "s"))
+                if remove & bit
+            )
+            multiline = (
+                multiline or bool(add & _sre.SRE_FLAG_MULTILINE)
+            ) and not remove & _sre.SRE_FLAG_MULTILINE
+            ignorecase = (
+                ignorecase or bool(add & _sre.SRE_FLAG_IGNORECASE)
+            ) and not remove & _sre.SRE_FLAG_IGNORECASE
             flags = f"{on}-{off}" if off else on
             return f"(?{flags}:" + self._seq(body, multiline, ignorecase) + ")"
         if op is _sre.MAX_REPEAT or op is _sre.MIN_REPEAT:
             lo, hi, body = av
             count = f"{{{lo},}}" if hi == _sre.MAXREPEAT else f"{{{lo},{hi}}}"
-            return "(?:" + self._seq(body, multiline, ignorecase) + ")" + count + ("?" if op is _sre.MIN_REPEAT else "")
+            return (
+                "(?:"
+                + self._seq(body, multiline, ignorecase)
+                + ")"
+                + count
+                + ("?" if op is _sre.MIN_REPEAT else "")
+            )
         raise _Untranslatable(str(op))
 
     def _fold_check(self, lo: int, hi: int, ignorecase: bool) -> None:
@@ -400,8 +478,10 @@ class _Re2Source:
 
 
 def _nested(items) -> bool:
-    """Does a repeat (max > 1) hold another repeat of variable count ((\\d+)+, (a|b*)*, (x{1,3}){5})? On a
+    """Does a repeat (max > 1) hold another repeat of variable count ((\\d+)+, (a|b*)*,
+    (x{1,3}){5})? On a
     backtracking engine such a pattern can take time exponential in the text."""
+
     def repeats(items, inside: bool) -> bool:
         for op, av in items:
             if op in _REPEATS:
@@ -415,6 +495,7 @@ def _nested(items) -> bool:
                     if repeats(sub, inside):
                         return True
         return False
+
     return repeats(items, False)
 
 
@@ -436,7 +517,8 @@ def _children(op, av) -> list:
 class _Compiled:
     python: re.Pattern
     re2: Any
-    """RE2's compiled pattern, or None when RE2 is not installed or cannot read the pattern as Python does"""
+    """RE2's compiled pattern, or None when RE2 is not installed or cannot read the pattern as
+    Python does"""
     boundary: bool
     nonboundary: bool
     dollar: bool
@@ -470,12 +552,16 @@ def _compiled(pattern: str, ignorecase: bool) -> _Compiled:
             compiled = None
     if compiled is None:
         return _Compiled(python, None, False, False, False, False, nested)
-    return _Compiled(python, compiled, source.boundary, source.nonboundary, source.dollar, source.folds, nested)
+    return _Compiled(
+        python, compiled, source.boundary, source.nonboundary, source.dollar, source.folds, nested
+    )
 
 
 def regex_problem(pattern: str, ignorecase: bool = False) -> str | None:
-    """Why `pattern` cannot be run safely on text a candidate wrote, or None. Only a pattern with nested
-    quantifiers that RE2 cannot run (RE2 not installed, or the pattern uses look-arounds or back-references)
+    """Why `pattern` cannot be run safely on text a candidate wrote, or None. Only a pattern with
+    nested
+    quantifiers that RE2 cannot run (RE2 not installed, or the pattern uses look-arounds or
+    back-references)
     is refused: Python's engine could take time exponential in the text."""
     try:
         c = _compiled(pattern, ignorecase)
@@ -483,25 +569,39 @@ def regex_problem(pattern: str, ignorecase: bool = False) -> str | None:
         return None  # not a pattern at all: the caller's own check says so
     if c.nested and c.re2 is None:
         why = "google-re2 is not installed" if _re2_module() is None else "RE2 cannot run it"
-        return (f"pattern {pattern!r} nests quantifiers (a repeated group holding a repeat, like (\\d+)+), which can "
-                f"take exponential time on Python's regex engine, and {why}; write it without the nesting "
-                f"(\\d+ for (\\d+)+)")
+        return (
+            f"pattern {pattern!r} nests quantifiers (a repeated group holding a repeat, like "
+            "(\\d+)+), which can "
+            f"take exponential time on Python's regex engine, and {why}; write it without the "
+            "nesting "
+            f"(\\d+ for (\\d+)+)"
+        )
     return None
 
 
 def regex_search(pattern: str, text: str, *, ignorecase: bool = False) -> bool:
-    """Does `pattern` (an author's) match somewhere in `text` (a candidate's), in time linear in the text?
+    """Does `pattern` (an author's) match somewhere in `text` (a candidate's), in time linear in the
+    text?
 
     RE2 (google-re2, when installed) runs every pattern it can write with Python's meaning — all but
-    look-arounds, back-references and possessive or atomic groups — on every text where it reads the pattern
-    as Python does: not where \\b meets a non-ASCII letter or digit, \\B a non-ASCII text, an ignore-case pattern meets İ or ı, a `$`
-    meets a final newline, or \\B meets the empty text (see `_Re2Source`). Python's engine runs the rest on the first `MAX_REGEX_TEXT`
-    characters of the text, except a pattern with nested quantifiers, which never runs there: RE2 reads it
-    with its own word boundary and case folding, or, with no RE2 to run it, it is refused (`UnsafePattern`)."""
+    look-arounds, back-references and possessive or atomic groups — on every text where it reads the
+    pattern
+    as Python does: not where \\b meets a non-ASCII letter or digit, \\B a non-ASCII text, an
+    ignore-case pattern meets İ or ı, a `$`
+    meets a final newline, or \\B meets the empty text (see `_Re2Source`). Python's engine runs the
+    rest on the first `MAX_REGEX_TEXT`
+    characters of the text, except a pattern with nested quantifiers, which never runs there: RE2
+    reads it
+    with its own word boundary and case folding, or, with no RE2 to run it, it is refused
+    (`UnsafePattern`)."""
     c = _compiled(pattern, ignorecase)
     if c.re2 is not None and text:
-        exact = (not c.boundary or _NON_ASCII_WORD.search(text) is None) and (not c.nonboundary or text.isascii()) and \
-            (not c.folds or _TURKISH_I_TEXT.search(text) is None) and (not c.dollar or not text.endswith("\n"))
+        exact = (
+            (not c.boundary or _NON_ASCII_WORD.search(text) is None)
+            and (not c.nonboundary or text.isascii())
+            and (not c.folds or _TURKISH_I_TEXT.search(text) is None)
+            and (not c.dollar or not text.endswith("\n"))
+        )
         if exact or c.nested:
             try:
                 return c.re2.search(text) is not None
@@ -509,7 +609,9 @@ def regex_search(pattern: str, text: str, *, ignorecase: bool = False) -> bool:
                 if c.nested:
                     return c.re2.search(_SURROGATE.sub("\ufffd", text)) is not None
     if c.nested:
-        raise UnsafePattern(regex_problem(pattern, ignorecase) or f"pattern {pattern!r} nests quantifiers")
+        raise UnsafePattern(
+            regex_problem(pattern, ignorecase) or f"pattern {pattern!r} nests quantifiers"
+        )
     return c.python.search(text, 0, MAX_REGEX_TEXT) is not None
 
 
@@ -519,7 +621,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool) or (isinstance(v, float) and v.is_integer()),
+    "integer": lambda v: (
+        isinstance(v, int) and not isinstance(v, bool) or (isinstance(v, float) and v.is_integer())
+    ),
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "boolean": lambda v: isinstance(v, bool),
     "array": lambda v: isinstance(v, list),
@@ -527,7 +631,10 @@ _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
     "null": lambda v: v is None,
 }
 _APPLIES: dict[str, set[str] | None] = {
-    "range": {"integer", "number"}, "regex": {"string"}, "contains": {"array"}, "subset": {"object"},
+    "range": {"integer", "number"},
+    "regex": {"string"},
+    "contains": {"array"},
+    "subset": {"object"},
 }
 
 
@@ -547,12 +654,18 @@ def _a(noun: str) -> str:
     return ("an " if noun[:1] in "aeiou" else "a ") + noun
 
 
-def type_problems(matcher: _M, schema: Mapping[str, Any], resolve: Resolve = _identity) -> list[str]:
+def type_problems(
+    matcher: _M, schema: Mapping[str, Any], resolve: Resolve = _identity
+) -> list[str]:
     """Why `matcher` can never hold for values of `schema` (empty when it agrees)."""
     kind = kind_of(matcher)
     types = schema_types(schema)
     if isinstance(matcher, (All, AnyOf)):
-        return [p for m in (matcher.all if isinstance(matcher, All) else matcher.any) for p in type_problems(m, schema, resolve)]
+        return [
+            p
+            for m in (matcher.all if isinstance(matcher, All) else matcher.any)
+            for p in type_problems(m, schema, resolve)
+        ]
     if isinstance(matcher, Not):
         return type_problems(matcher.not_, schema, resolve)
     if types is None or isinstance(matcher, (Present, Absent)):
@@ -570,12 +683,36 @@ def type_problems(matcher: _M, schema: Mapping[str, Any], resolve: Resolve = _id
         if not any(_JSON_TYPES[t](v) for t in types if t in _JSON_TYPES):
             problems.append(f"matcher '{kind}' value {v!r} is not {_a('/'.join(sorted(types)))}")
         elif "enum" in schema and not any(same_value(v, e) for e in schema["enum"]):
-            problems.append(f"matcher '{kind}' value {v!r} is not in the parameter's enum {schema['enum']!r}")
+            problems.append(
+                f"matcher '{kind}' value {v!r} is not in the parameter's enum {schema['enum']!r}"
+            )
     return problems
 
 
 __all__ = [
-    "MAX_REGEX_TEXT", "MISSING", "Absent", "All", "AnyOf", "Contains", "Eq", "KINDS", "MatchResult", "Matcher", "Not",
-    "OneOf", "Present", "Range", "Regex", "Subset", "UnsafePattern", "evaluate", "same_value", "evaluate_args", "kind_of",
-    "regex_problem", "regex_search", "schema_types", "type_problems",
+    "MAX_REGEX_TEXT",
+    "MISSING",
+    "Absent",
+    "All",
+    "AnyOf",
+    "Contains",
+    "Eq",
+    "KINDS",
+    "MatchResult",
+    "Matcher",
+    "Not",
+    "OneOf",
+    "Present",
+    "Range",
+    "Regex",
+    "Subset",
+    "UnsafePattern",
+    "evaluate",
+    "same_value",
+    "evaluate_args",
+    "kind_of",
+    "regex_problem",
+    "regex_search",
+    "schema_types",
+    "type_problems",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -31,16 +31,21 @@ class Persona(SpecModel):
 class PlanStep(SpecModel):
     """One intention: it fires only when `trigger` is true, and the caller then conveys `meaning`.
 
-    For the scripted caller, `cue` words must occur in the question or request that ends the agent's turn;
-    the first step may have none, and then any question ending the agent's opening turn fires it (the
+    For the scripted caller, `cue` words must occur in the question or request that ends the agent's
+    turn;
+    the first step may have none, and then any question ending the agent's opening turn fires it
+    (the
     greeting's "how can I help?")."""
 
     id: Identifier
     trigger: str = Field(min_length=1)
     meaning: str = Field(min_length=1)
     say: str | None = Field(default=None, description="canonical line for the scripted caller")
-    cue: list[str] = Field(default_factory=list, description="words that make the trigger true when they occur in "
-                                                            "the question or request ending the agent's turn")
+    cue: list[str] = Field(
+        default_factory=list,
+        description="words that make the trigger true when they occur in "
+        "the question or request ending the agent's turn",
+    )
 
 
 class CallerBrief(SpecModel):
@@ -56,7 +61,9 @@ class CallerBrief(SpecModel):
 class QueueEntry(SpecModel):
     expect: dict[str, Matcher] = Field(default_factory=dict)
     respond: Any
-    mismatch: Any = Field(default_factory=lambda: {"status": "error", "message": "the request could not be processed"})
+    mismatch: Any = Field(
+        default_factory=lambda: {"status": "error", "message": "the request could not be processed"}
+    )
 
 
 class QueueBackendSpec(SpecModel):
@@ -66,7 +73,7 @@ class QueueBackendSpec(SpecModel):
     defaults: dict[str, Any] = Field(default_factory=dict)
 
 
-BackendSpec = Annotated[Union[QueueBackendSpec, StateBackendSpec], Field(discriminator="kind")]
+BackendSpec = Annotated[QueueBackendSpec | StateBackendSpec, Field(discriminator="kind")]
 
 
 class _Event(SpecModel):
@@ -103,13 +110,14 @@ class Double(_Event):
 
 
 class Split(_Event):
-    """A VAD split: the turn is cut right after each span in `after` (so at most three fragments)."""
+    """A VAD split: the turn is cut right after each span in `after` (so at most three
+    fragments)."""
 
     kind: Literal["split"]
     after: list[str] = Field(min_length=1, max_length=2)
 
 
-ChannelEvent = Annotated[Union[Substitute, Drop, Double, Split], Field(discriminator="kind")]
+ChannelEvent = Annotated[Substitute | Drop | Double | Split, Field(discriminator="kind")]
 
 
 class ChannelProgram(SpecModel):
@@ -123,7 +131,7 @@ class Count(SpecModel):
     max: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
-    def _coherent(self) -> "Count":
+    def _coherent(self) -> Count:
         if self.exactly is not None and (self.min is not None or self.max is not None):
             raise ValueError("use either 'exactly' or 'min'/'max', not both")
         if self.exactly is None and self.min is None and self.max is None:
@@ -144,7 +152,9 @@ class Count(SpecModel):
     def __str__(self) -> str:
         if self.exactly is not None:
             return f"exactly {self.exactly}"
-        parts = ([f"at least {self.min}"] if self.min is not None else []) + ([f"at most {self.max}"] if self.max is not None else [])
+        parts = ([f"at least {self.min}"] if self.min is not None else []) + (
+            [f"at most {self.max}"] if self.max is not None else []
+        )
         return " and ".join(parts)
 
 
@@ -155,16 +165,27 @@ class ExpectedAction(SpecModel):
     args: dict[str, Matcher] = Field(default_factory=dict)
     result: dict[str, Matcher] = Field(
         default_factory=dict,
-        description="matchers over top-level fields of the tool's result: only calls whose result matches count "
-                    "(e.g. {status: {eq: ended}} to require that the call really ended)")
+        description="matchers over top-level fields of the tool's result: only calls whose result "
+        "matches count "
+        "(e.g. {status: {eq: ended}} to require that the call really ended)",
+    )
     count: Count = Field(default_factory=lambda: Count(min=1))
-    after: list[Identifier] = Field(default_factory=list, description=(
-        "expected actions whose first counted call, or plan steps whose caller turn, must come before this action's "
-        "first counted call"))
+    after: list[Identifier] = Field(
+        default_factory=list,
+        description=(
+            "expected actions whose first counted call, or plan steps whose caller turn, must come "
+            "before this action's "
+            "first counted call"
+        ),
+    )
     weight: Weight = 1
-    guard: bool = Field(default=False, description="an obligation rather than an achievement (verify first, end the "
-                        "call through the tool, look before acting): kept it earns nothing, broken it costs its weight "
-                        "and fails the call. Forbidden actions (count 0) are always guards")
+    guard: bool = Field(
+        default=False,
+        description="an obligation rather than an achievement (verify first, end the "
+        "call through the tool, look before acting): kept it earns nothing, broken it costs its "
+        "weight "
+        "and fails the call. Forbidden actions (count 0) are always guards",
+    )
 
     @property
     def is_guard(self) -> bool:
@@ -177,8 +198,18 @@ class Anchors(SpecModel):
     not_met: str = Field(min_length=1)
 
 
-Diagnostic = Literal["action_correctness", "argument_accuracy", "outcome_state", "rule_compliance", "stated_facts",
-                     "memory", "speech_around_tools", "speakable_replies", "language_and_script", "closing"]
+Diagnostic = Literal[
+    "action_correctness",
+    "argument_accuracy",
+    "outcome_state",
+    "rule_compliance",
+    "stated_facts",
+    "memory",
+    "speech_around_tools",
+    "speakable_replies",
+    "language_and_script",
+    "closing",
+]
 
 
 class Criterion(SpecModel):
@@ -189,17 +220,24 @@ class Criterion(SpecModel):
     statement: str = Field(min_length=1)
     anchors: Anchors
     excerpts: list[str] = Field(default_factory=list)
-    guard: bool = Field(default=False, description="a 'never say or do X' rule: met earns nothing, not met costs "
-                                                   "its weight and fails the call")
+    guard: bool = Field(
+        default=False,
+        description="a 'never say or do X' rule: met earns nothing, not met costs "
+        "its weight and fails the call",
+    )
 
 
 class SpokenCheck(SpecModel):
     """A value the agent must (or must not) say, decided by code from the transcript.
 
-    `value` may reference `${hidden.x}`; `after`/`before` name an expected action (its first matching call)
-    or a plan step (the caller turn that expressed it) bounding the window ("stated the arrears before the
-    payment was made"); every check names at least one, and a window whose anchor never happened is closed.
-    `topic` words must occur in the same sentence; `unit` keeps a count of payments from satisfying a number
+    `value` may reference `${hidden.x}`; `after`/`before` name an expected action (its first
+    matching call)
+    or a plan step (the caller turn that expressed it) bounding the window ("stated the arrears
+    before the
+    payment was made"); every check names at least one, and a window whose anchor never happened is
+    closed.
+    `topic` words must occur in the same sentence; `unit` keeps a count of payments from satisfying
+    a number
     of months. Only speech a person could follow counts as evidence (see `followable_words`); `must:
     not_state` checks are guards and read every message.
     """
@@ -219,25 +257,32 @@ class SpokenCheck(SpecModel):
 
 
 class PhraseCheck(SpecModel):
-    """Words the agent must say (`terms`, within a window, in speech a person could follow) or must never say
+    """Words the agent must say (`terms`, within a window, in speech a person could follow) or must
+    never say
     (`terms` or regular-expression `patterns`, anywhere: a guard). For claims that are not a value:
     "no change fee", "instant refund", a card number read out in full."""
 
     id: Identifier
     description: str = ""
-    terms: list[str] = Field(default_factory=list, description="phrases matched at word starts, case-insensitive")
-    patterns: list[str] = Field(default_factory=list, description="regular expressions, case-insensitive (not_say only)")
+    terms: list[str] = Field(
+        default_factory=list, description="phrases matched at word starts, case-insensitive"
+    )
+    patterns: list[str] = Field(
+        default_factory=list, description="regular expressions, case-insensitive (not_say only)"
+    )
     must: Literal["say", "not_say"] = "say"
     after: Identifier | None = None
     before: Identifier | None = None
     weight: Weight = 1
 
     @model_validator(mode="after")
-    def _something(self) -> "PhraseCheck":
+    def _something(self) -> PhraseCheck:
         if not self.terms and not self.patterns:
             raise ValueError("a phrase check needs 'terms' or 'patterns'")
         if self.patterns and self.must == "say":
-            raise ValueError("'patterns' are for must: not_say; a phrase to say is given as 'terms'")
+            raise ValueError(
+                "'patterns' are for must: not_say; a phrase to say is given as 'terms'"
+            )
         for p in self.patterns:
             try:
                 re.compile(p)
@@ -265,7 +310,7 @@ class ReferenceTurn(SpecModel):
     same_turn: bool = False
 
     @model_validator(mode="after")
-    def _not_empty(self) -> "ReferenceTurn":
+    def _not_empty(self) -> ReferenceTurn:
         if not self.say and not self.calls:
             raise ValueError("a reference turn needs 'say', 'calls' or both")
         return self
@@ -280,7 +325,8 @@ class Scenario(SpecModel):
     tags: list[str] = Field(default_factory=list)
     call_context: dict[str, Any] = Field(
         default_factory=dict,
-        description="facts the deployment hands the candidate when the call starts (caller id, the member being called)",
+        description="facts the deployment hands the candidate when the call starts (caller id, the "
+        "member being called)",
     )
     caller: CallerBrief
     backend: BackendSpec

@@ -8,7 +8,8 @@ whether it said the right words to a queue. The grading half (`expected_state`,
 
 Paths are dotted (`orders.{order_id}.status`). A segment may contain
 `{arg}` (an argument of the call), `{id:prefix}` (a deterministic id, the same
-within one call), `{date:0}` / `{date:+30}` (the call's date, or days from it) and `${hidden.x}` / `${caller.knows.x}` templates. Dots inside
+within one call), `{date:0}` / `{date:+30}` (the call's date, or days from it) and `${hidden.x}` /
+`${caller.knows.x}` templates. Dots inside
 braces do not split segments, and an argument's value is always one segment,
 so a caller-supplied "a.b" can never reach into another part of the state.
 """
@@ -17,22 +18,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from .conditions import SuccessCondition
 from .base import Identifier, SpecModel
+from .conditions import SuccessCondition
 from .matchers import MISSING, Matcher
 
 Weight = Annotated[int, Field(ge=1, le=3)]
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ID_REF = re.compile(r"^id:([A-Za-z][A-Za-z0-9_]*)$")
 DATE_REF = re.compile(r"^date:([+-]?\d{1,4})$")
-"""`{date:0}` is the call's date (the caller's `datetime`), `{date:+30}` thirty days later, as YYYY-MM-DD. The
+"""`{date:0}` is the call's date (the caller's `datetime`), `{date:+30}` thirty days later, as
+YYYY-MM-DD. The
 colon is required: a bare `{date}` is a tool argument named `date`, as in a flight search."""
 REF = re.compile(r"\$\{([^{}]+)\}|\{([^{}$]+)\}")
-"""`${template}` (group 1) or `{placeholder}` (group 2), found in one pass so neither is read twice."""
+"""`${template}` (group 1) or `{placeholder}` (group 2), found in one pass so neither is read
+twice."""
 ID_FORMAT = re.compile(r"^[^{}]*\{n(?::0?\d{1,2}d)?\}[^{}]*$")
 
 
@@ -41,7 +44,8 @@ class PathError(ValueError):
 
 
 def split_path(template: str) -> list[str]:
-    """Segments of a path template; dots inside `{...}` / `${...}` belong to the reference, not the path."""
+    """Segments of a path template; dots inside `{...}` / `${...}` belong to the reference, not the
+    path."""
     segments, current, depth = [], "", 0
     for ch in template:
         if ch == "{":
@@ -83,16 +87,25 @@ def placeholders(value: Any) -> list[str]:
 
 
 def interpolate(value: Any, fill: Callable[[str, bool], Any]) -> Any:
-    """Replace references; `fill(ref, is_template)` supplies each value. A string that is exactly one
-    reference keeps the value's type (a number stays a number); inside longer text it becomes text."""
+    """Replace references; `fill(ref, is_template)` supplies each value. A string that is exactly
+    one
+    reference keeps the value's type (a number stays a number); inside longer text it becomes
+    text."""
     if isinstance(value, str):
+
         def one(m: re.Match) -> Any:
-            return fill(m.group(1).strip(), True) if m.group(1) is not None else fill(m.group(2).strip(), False)
+            return (
+                fill(m.group(1).strip(), True)
+                if m.group(1) is not None
+                else fill(m.group(2).strip(), False)
+            )
 
         whole = REF.fullmatch(value)
         return one(whole) if whole else REF.sub(lambda m: _text(one(m)), value)
     if isinstance(value, Mapping):
-        return {_text(interpolate(k, fill)): interpolate(v, fill) for k, v in value.items()}  # JSON keys are text
+        return {
+            _text(interpolate(k, fill)): interpolate(v, fill) for k, v in value.items()
+        }  # JSON keys are text
     if isinstance(value, list):
         return [interpolate(v, fill) for v in value]
     return value
@@ -105,12 +118,17 @@ def _text(value: Any) -> str:
 
 
 def get_path(document: Any, segments: list[str]) -> Any:
-    """The value at concrete `segments`, or MISSING. Numeric segments index lists (negative from the end)."""
+    """The value at concrete `segments`, or MISSING. Numeric segments index lists (negative from the
+    end)."""
     node = document
     for part in segments:
         if isinstance(node, Mapping) and part in node:
             node = node[part]
-        elif isinstance(node, list) and re.fullmatch(r"-?\d+", part) and -len(node) <= int(part) < len(node):
+        elif (
+            isinstance(node, list)
+            and re.fullmatch(r"-?\d+", part)
+            and -len(node) <= int(part) < len(node)
+        ):
             node = node[int(part)]
         else:
             return MISSING
@@ -118,7 +136,8 @@ def get_path(document: Any, segments: list[str]) -> Any:
 
 
 def path_matches(pattern: str, path: str) -> bool:
-    """`*` matches exactly one segment; a trailing `**` matches the rest of the path. Both are concrete
+    """`*` matches exactly one segment; a trailing `**` matches the rest of the path. Both are
+    concrete
     (templates already resolved), so they split on every dot."""
     want, have = pattern.split("."), path.split(".")
     if want and want[-1] == "**":
@@ -128,8 +147,10 @@ def path_matches(pattern: str, path: str) -> bool:
 
 # --- the backend ----------------------------------------------------------------------------------
 
+
 class ReadSpec(SpecModel):
-    """A projection of the state returned to the agent: the object at `path` (its `fields` only, when
+    """A projection of the state returned to the agent: the object at `path` (its `fields` only,
+    when
     given), or with `where` the entries of a list or object whose fields match. Missing or empty is
     `not_found` unless `optional`."""
 
@@ -140,7 +161,8 @@ class ReadSpec(SpecModel):
 
 
 class Precondition(SpecModel):
-    """Must hold on the state before any effect; the first that fails makes the call a typed refusal."""
+    """Must hold on the state before any effect; the first that fails makes the call a typed
+    refusal."""
 
     name: Identifier
     path: PathText
@@ -149,11 +171,14 @@ class Precondition(SpecModel):
     at_most: Any = None
     message: str = Field(default="", description="told to the agent in the refusal")
     reported_as: Identifier | None = Field(
-        default=None, description="the name the refusal gives (default: `name`); give several checks the same one "
-                                  "so the agent cannot tell which failed, e.g. which verification detail was wrong")
+        default=None,
+        description="the name the refusal gives (default: `name`); give several checks the same "
+        "one "
+        "so the agent cannot tell which failed, e.g. which verification detail was wrong",
+    )
 
     @model_validator(mode="after")
-    def _some_test(self) -> "Precondition":
+    def _some_test(self) -> Precondition:
         if self.match is None and self.at_least is None and self.at_most is None:
             raise ValueError("a precondition needs 'match', 'at_least' or 'at_most'")
         return self
@@ -161,6 +186,7 @@ class Precondition(SpecModel):
 
 class _Effect(SpecModel):
     path: PathText
+
 
 class SetEffect(_Effect):
     op: Literal["set"]
@@ -180,9 +206,14 @@ class AppendEffect(_Effect):
 class IncrementEffect(_Effect):
     op: Literal["increment"]
     by: Any = 1
-    negate: bool = Field(default=False, description="subtract `by` (so an argument amount can be taken off)")
-    floor: Any = Field(default=None, description="the result never goes below this (a number or '{arg}'): a payment "
-                                                 "larger than the past-due figure brings it to 0, not below")
+    negate: bool = Field(
+        default=False, description="subtract `by` (so an argument amount can be taken off)"
+    )
+    floor: Any = Field(
+        default=None,
+        description="the result never goes below this (a number or '{arg}'): a payment "
+        "larger than the past-due figure brings it to 0, not below",
+    )
     ceiling: Any = Field(default=None, description="the result never goes above this")
 
 
@@ -190,12 +221,16 @@ class DeleteEffect(_Effect):
     op: Literal["delete"]
 
 
-Effect = Annotated[Union[SetEffect, MergeEffect, AppendEffect, IncrementEffect, DeleteEffect], Field(discriminator="op")]
+Effect = Annotated[
+    SetEffect | MergeEffect | AppendEffect | IncrementEffect | DeleteEffect,
+    Field(discriminator="op"),
+]
 OPS = ("set", "merge", "append", "increment", "delete")
 
 
 class InjectedFailure(SpecModel):
-    """The `on_call`-th call to the tool (1-based, every call counts) fails. With `applied: true` the
+    """The `on_call`-th call to the tool (1-based, every call counts) fails. With `applied: true`
+    the
     effects still happen and only the answer is lost: the case that punishes a blind retry."""
 
     on_call: int = Field(ge=1)
@@ -206,26 +241,38 @@ class InjectedFailure(SpecModel):
 
 
 class StateTool(SpecModel):
-    reads: dict[str, Union[PathText, ReadSpec]] = Field(default_factory=dict, description="a path, or a ReadSpec")
+    reads: dict[str, PathText | ReadSpec] = Field(
+        default_factory=dict, description="a path, or a ReadSpec"
+    )
     preconditions: list[Precondition] = Field(default_factory=list)
     effects: list[Effect] = Field(default_factory=list)
     respond: dict[str, Any] = Field(default_factory=lambda: {"status": "ok"})
     failures: list[InjectedFailure] = Field(default_factory=list)
     unavailable: bool = Field(
-        default=False, description="the agent's tool does not exist on this call (an imported scenario that does not "
-                                   "declare it): calling it is a model error that ends the call")
+        default=False,
+        description="the agent's tool does not exist on this call (an imported scenario that does "
+        "not "
+        "declare it): calling it is a model error that ends the call",
+    )
     defaults: dict[str, Any] = Field(
-        default_factory=dict, description="argument values the system fills in when a call leaves them out (system-"
-                                          "assigned fields); a call that gives another value is judged on that value")
+        default_factory=dict,
+        description="argument values the system fills in when a call leaves them out (system-"
+        "assigned fields); a call that gives another value is judged on that value",
+    )
     lock_after: int | None = Field(
-        default=None, ge=1, description="after this many refused calls the tool is locked for the rest of the call: "
-                                        "every later call answers {status: refused, reason: locked}, even with the "
-                                        "right details (a verification that allows three attempts)")
+        default=None,
+        ge=1,
+        description="after this many refused calls the tool is locked for the rest of the call: "
+        "every later call answers {status: refused, reason: locked}, even with the "
+        "right details (a verification that allows three attempts)",
+    )
 
     @field_validator("reads")
     @classmethod
     def _reads(cls, v: dict) -> dict:
-        return {k: ReadSpec.model_construct(path=r) if isinstance(r, str) else r for k, r in v.items()}
+        return {
+            k: ReadSpec.model_construct(path=r) if isinstance(r, str) else r for k, r in v.items()
+        }
 
 
 class IdFormat(SpecModel):
@@ -236,7 +283,9 @@ class IdFormat(SpecModel):
     @classmethod
     def _fmt(cls, v: str) -> str:
         if v and not ID_FORMAT.match(v):
-            raise ValueError("an id format holds exactly one '{n}' or '{n:0Kd}' and no other braces")
+            raise ValueError(
+                "an id format holds exactly one '{n}' or '{n:0Kd}' and no other braces"
+            )
         return v
 
     def render(self, prefix: str, n: int) -> str:
@@ -253,8 +302,10 @@ class StateBackendSpec(SpecModel):
 
 # --- grading --------------------------------------------------------------------------------------
 
+
 class StateExpectation(SpecModel):
-    """Matchers over the final state, one per concrete path (templates allowed, placeholders not)."""
+    """Matchers over the final state, one per concrete path (templates allowed, placeholders
+    not)."""
 
     paths: dict[str, Matcher] = Field(min_length=1)
     weight: Weight = 3
@@ -275,15 +326,21 @@ class ExpectedChanges(SpecModel):
 
     writes: list[ExpectedWrite] = Field(default_factory=list)
     ordered: bool = False
-    ignore: list[str] = Field(default_factory=list, description="path patterns whose writes are not graded")
+    ignore: list[str] = Field(
+        default_factory=list, description="path patterns whose writes are not graded"
+    )
     weight: Weight = 3
 
 
 class Refusal(SpecModel):
-    """Two verdicts. `refusal` (earned): the agent refused out loud - one of `cues` and a `topic` word in the
-    same sentence of a turn a person could follow - or made an accepted call to `tool`, after `after` (an
-    expected action or the plan step where the caller asked; required). `refusal_no_write` (a guard): no
-    writes at any point except by `tool`, under `allow_writes` or under `expected_changes.ignore`."""
+    """Two verdicts. `refusal` (earned): the agent refused out loud - one of `cues` and a `topic`
+    word in the
+    same sentence of a turn a person could follow - or made an accepted call to `tool`, after
+    `after` (an
+    expected action or the plan step where the caller asked; required). `refusal_no_write` (a
+    guard): no
+    writes at any point except by `tool`, under `allow_writes` or under
+    `expected_changes.ignore`."""
 
     cues: list[str] = Field(default_factory=list)
     topic: list[str] = Field(default_factory=list)
@@ -293,11 +350,14 @@ class Refusal(SpecModel):
     weight: Weight = 3
 
     @model_validator(mode="after")
-    def _explicit(self) -> "Refusal":
+    def _explicit(self) -> Refusal:
         if not self.cues and self.tool is None:
             raise ValueError("a refusal needs 'cues' or a 'tool': inaction alone must never pass")
         if self.cues and not self.topic:
-            raise ValueError("a refusal with cues needs 'topic' words: 'I can't' alone refuses nothing in particular")
+            raise ValueError(
+                "a refusal with cues needs 'topic' words: 'I can't' alone refuses nothing in "
+                "particular"
+            )
         return self
 
 
@@ -319,12 +379,18 @@ class Gates(SpecModel):
     weight: Weight = 3
 
     @model_validator(mode="after")
-    def _something(self) -> "Gates":
+    def _something(self) -> Gates:
         if not self.protected_tools and not self.protected_facts:
             raise ValueError("gates need protected_tools, protected_facts or both")
         return self
 
 
-STATE_ITEM_IDS = ("expected_state", "expected_changes", "refusal", "refusal_no_write", "verification_gate",
-                  "disclosure_gate")
+STATE_ITEM_IDS = (
+    "expected_state",
+    "expected_changes",
+    "refusal",
+    "refusal_no_write",
+    "verification_gate",
+    "disclosure_gate",
+)
 """Verdict ids of the state checks; scenario items may not reuse them."""

@@ -1,4 +1,5 @@
-"""Cross-file rules for state worlds and their grading, reported like every other rule: file, field path, line.
+"""Cross-file rules for state worlds and their grading, reported like every other rule: file, field
+path, line.
 
 These catch the mistakes that would otherwise show up as a world that refuses
 every call (a path naming an argument the tool does not have), a grader that
@@ -11,7 +12,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .matchers import Matcher
-from .state import DATE_REF, ID_REF, STATE_ITEM_IDS, PathError, StateBackendSpec, placeholders, split_path
+from .state import (
+    DATE_REF,
+    ID_REF,
+    STATE_ITEM_IDS,
+    PathError,
+    StateBackendSpec,
+    placeholders,
+    split_path,
+)
 from .templates import TemplateError, make_scope, references, resolve
 
 if TYPE_CHECKING:
@@ -21,7 +30,7 @@ if TYPE_CHECKING:
 Found = tuple[tuple, str, str]  # (field path, message, level)
 
 
-def state_problems(sc: "Scenario", agent: "AgentDefinition") -> list[Found]:
+def state_problems(sc: Scenario, agent: AgentDefinition) -> list[Found]:
     out: list[Found] = []
     scope = make_scope(sc.caller.knows, sc.backend.hidden)
 
@@ -56,16 +65,26 @@ def state_problems(sc: "Scenario", agent: "AgentDefinition") -> list[Found]:
             _literal_path(write.path, loc + ("path",), add, templates_ok)
             if write.value is not None:
                 templates_ok(_dump(write.value), loc + ("value",))
-            if write.tool is not None and _known(agent, write.tool, loc + ("tool",), add) \
-                    and isinstance(sc.backend, StateBackendSpec):
+            if (
+                write.tool is not None
+                and _known(agent, write.tool, loc + ("tool",), add)
+                and isinstance(sc.backend, StateBackendSpec)
+            ):
                 tool = sc.backend.tools.get(write.tool)
                 if tool is None or write.op not in {e.op for e in tool.effects}:
-                    add(loc + ("tool",), f"tool '{write.tool}' has no '{write.op}' effect: this write can never happen")
+                    add(
+                        loc + ("tool",),
+                        f"tool '{write.tool}' has no '{write.op}' effect: this write can never "
+                        "happen",
+                    )
         for i, pattern in enumerate(changes.ignore):
             _pattern(pattern, ("expected_changes", "ignore", i), add)
         if not changes.writes and sc.refusal is None:
-            add(("expected_changes", "writes"), "expecting no writes passes on inaction alone: declare 'refusal:' "
-                                                "with the explicit behaviour that must happen instead")
+            add(
+                ("expected_changes", "writes"),
+                "expecting no writes passes on inaction alone: declare 'refusal:' "
+                "with the explicit behaviour that must happen instead",
+            )
     if sc.refusal is not None:
         ref = sc.refusal
         if ref.tool is not None:
@@ -76,27 +95,48 @@ def state_problems(sc: "Scenario", agent: "AgentDefinition") -> list[Found]:
         gates = sc.gates
         _known(agent, gates.verification_tool, ("gates", "verification_tool"), add)
         for i, name in enumerate(gates.protected_tools):
-            if _known(agent, name, ("gates", "protected_tools", i), add) and name == gates.verification_tool:
-                add(("gates", "protected_tools", i), "the verification tool cannot be protected by its own gate")
+            if (
+                _known(agent, name, ("gates", "protected_tools", i), add)
+                and name == gates.verification_tool
+            ):
+                add(
+                    ("gates", "protected_tools", i),
+                    "the verification tool cannot be protected by its own gate",
+                )
         seen: set[str] = set()
         for i, fact in enumerate(gates.protected_facts):
             if fact.id in seen:
-                add(("gates", "protected_facts", i, "id"), f"protected fact id '{fact.id}' is used twice")
+                add(
+                    ("gates", "protected_facts", i, "id"),
+                    f"protected fact id '{fact.id}' is used twice",
+                )
             seen.add(fact.id)
             templates_ok(fact.value, ("gates", "protected_facts", i, "value"))
-    declared = {"expected_state": sc.expected_state, "expected_changes": sc.expected_changes, "refusal": sc.refusal,
-                "refusal_no_write": sc.refusal, "verification_gate": sc.gates, "disclosure_gate": sc.gates}
+    declared = {
+        "expected_state": sc.expected_state,
+        "expected_changes": sc.expected_changes,
+        "refusal": sc.refusal,
+        "refusal_no_write": sc.refusal,
+        "verification_gate": sc.gates,
+        "disclosure_gate": sc.gates,
+    }
     for field_name in ("expected_actions", "criteria", "spoken_checks", "phrase_checks"):
         for i, item in enumerate(getattr(sc, field_name)):
             if item.id in STATE_ITEM_IDS and declared[item.id] is not None:
-                add((field_name, i, "id"), f"id '{item.id}' is the verdict id of a state check of this scenario")
+                add(
+                    (field_name, i, "id"),
+                    f"id '{item.id}' is the verdict id of a state check of this scenario",
+                )
     return out
 
 
-def _check_backend(spec: StateBackendSpec, agent: "AgentDefinition", add, templates_ok) -> None:
+def _check_backend(spec: StateBackendSpec, agent: AgentDefinition, add, templates_ok) -> None:
     if placeholders(spec.initial):
-        add(("backend", "initial"), f"the initial state uses '{{{placeholders(spec.initial)[0]}}}': it has no call "
-                                    f"arguments (use ${{hidden.x}} templates)")
+        add(
+            ("backend", "initial"),
+            f"the initial state uses '{{{placeholders(spec.initial)[0]}}}': it has no call "
+            f"arguments (use ${{hidden.x}} templates)",
+        )
     templates_ok(spec.initial, ("backend", "initial"))
     for name, tool in spec.tools.items():
         base = ("backend", "tools", name)
@@ -113,20 +153,29 @@ def _check_backend(spec: StateBackendSpec, agent: "AgentDefinition", add, templa
                 add(base + ("defaults", key), f"'{key}' is not a parameter of tool '{name}'")
         filled = required | set(tool.defaults)
 
-        def refs(value: Any, loc: tuple, ids: bool = True) -> None:
+        def refs(
+            value: Any, loc: tuple, ids: bool = True, params: set = params, filled: set = filled
+        ) -> None:
             if placeholders_ok(value, loc, params, add, ids):
                 templates_ok(value, loc)
                 for ref in placeholders(value):
                     if ref in params and ref not in filled:
-                        add(loc, f"'{{{ref}}}' is an optional parameter: a call without it is refused "
-                                 f"as missing_argument", "warning")
+                        add(
+                            loc,
+                            f"'{{{ref}}}' is an optional parameter: a call without it is refused "
+                            f"as missing_argument",
+                            "warning",
+                        )
 
         for key, read in tool.reads.items():
             refs(read.path, base + ("reads", key, "path"))
             for field_name, matcher in read.where.items():
                 refs(_dump(matcher), base + ("reads", key, "where", field_name))
             if key in tool.respond:
-                add(base + ("reads", key), f"read '{key}' would overwrite the respond key of the same name")
+                add(
+                    base + ("reads", key),
+                    f"read '{key}' would overwrite the respond key of the same name",
+                )
         names: set[str] = set()
         for i, pre in enumerate(tool.preconditions):
             loc = base + ("preconditions", i)
@@ -141,9 +190,12 @@ def _check_backend(spec: StateBackendSpec, agent: "AgentDefinition", add, templa
                 if bound is None:
                     continue
                 refs(bound, loc + (key,), ids=False)
-                if not (isinstance(bound, (int, float)) and not isinstance(bound, bool)) and \
-                        not (isinstance(bound, str) and (placeholders(bound) or references(bound))):
-                    add(loc + (key,), f"{key} must be a number or a single reference, not {bound!r}")
+                if not (isinstance(bound, (int, float)) and not isinstance(bound, bool)) and not (
+                    isinstance(bound, str) and (placeholders(bound) or references(bound))
+                ):
+                    add(
+                        loc + (key,), f"{key} must be a number or a single reference, not {bound!r}"
+                    )
         for i, effect in enumerate(tool.effects):
             loc = base + ("effects", i)
             refs(effect.path, loc + ("path",))
@@ -161,8 +213,12 @@ def _check_backend(spec: StateBackendSpec, agent: "AgentDefinition", add, templa
                 add(base + ("failures", i, "on_call"), f"two failures are injected on call {n}")
     for tool in agent.tools:
         if tool.name not in spec.tools:
-            add(("backend", "tools"), f"agent tool '{tool.name}' has no entry: every call to it is answered "
-                                      f"'unsupported'", "warning")
+            add(
+                ("backend", "tools"),
+                f"agent tool '{tool.name}' has no entry: every call to it is answered "
+                f"'unsupported'",
+                "warning",
+            )
 
 
 def placeholders_ok(value: Any, loc: tuple, params: set[str], add, ids: bool = True) -> bool:
@@ -175,15 +231,24 @@ def placeholders_ok(value: Any, loc: tuple, params: set[str], add, ids: bool = T
                 add(loc, f"'{{{ref}}}': ids are generated by effects and cannot be used here")
                 ok = False
         elif ref not in params:
-            add(loc, f"'{{{ref}}}' is not a parameter of the tool" + (f" (parameters: {sorted(params)})" if params else ""))
+            add(
+                loc,
+                f"'{{{ref}}}' is not a parameter of the tool"
+                + (f" (parameters: {sorted(params)})" if params else ""),
+            )
             ok = False
     return ok
 
 
 def _literal_path(path: str, loc: tuple, add, templates_ok) -> None:
-    """Grading paths name the final state: templates yes, argument placeholders no (there is no call)."""
+    """Grading paths name the final state: templates yes, argument placeholders no (there is no
+    call)."""
     if placeholders(path):
-        add(loc, f"path {path!r} uses a '{{...}}' placeholder: grading paths are concrete (templates and '*' only)")
+        add(
+            loc,
+            f"path {path!r} uses a '{{...}}' placeholder: grading paths are concrete (templates "
+            "and '*' only)",
+        )
     templates_ok(path, loc)
 
 
@@ -194,7 +259,7 @@ def _pattern(pattern: str, loc: tuple, add) -> None:
         add(loc, str(exc))
 
 
-def _known(agent: "AgentDefinition", name: str, loc: tuple, add) -> bool:
+def _known(agent: AgentDefinition, name: str, loc: tuple, add) -> bool:
     if agent.tool(name) is None:
         add(loc, f"tool '{name}' is not defined by agent '{agent.id}'")
         return False

@@ -25,7 +25,8 @@ MAX_DEPTH = 100
 PyYAML's composer recurses once per level, so a few hundred `[` would end in a
 RecursionError traceback; so would the walks below on a chain of aliases."""
 MAX_NODES = 100_000
-"""Values a document may hold once every alias is expanded; the largest real suite file holds about 1,200.
+"""Values a document may hold once every alias is expanded; the largest real suite file holds about
+1,200.
 
 Aliases let 12 KB of `&a [*b, *b, ...]` stand for a billion values ("billion
 laughs"); every walk of the data (duplicate keys, pydantic, JSON traces) pays
@@ -33,7 +34,8 @@ for the expansion, so it is measured, never built, before anything walks it."""
 
 
 class _Refused(Exception):
-    """A document refused for its shape rather than its syntax: one problem, with a line when known."""
+    """A document refused for its shape rather than its syntax: one problem, with a line when
+    known."""
 
     def __init__(self, message: str, line: int | None):
         super().__init__(message)
@@ -43,7 +45,8 @@ class _Refused(Exception):
 class _Loader(yaml.SafeLoader):
     _depth = 0
     anchored = False
-    """Whether the document defines an anchor; without one there is no alias, and nothing to expand."""
+    """Whether the document defines an anchor; without one there is no alias, and nothing to
+    expand."""
 
     def compose_node(self, parent, index):
         """PyYAML's own composer, refusing a level past MAX_DEPTH before recursing into it."""
@@ -60,15 +63,30 @@ class _Loader(yaml.SafeLoader):
 
 
 _Loader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
-                                          "tag:yaml.org,2002:timestamp")]
+    k: [
+        (tag, rx)
+        for tag, rx in v
+        if tag
+        not in (
+            "tag:yaml.org,2002:bool",
+            "tag:yaml.org,2002:int",
+            "tag:yaml.org,2002:float",
+            "tag:yaml.org,2002:timestamp",
+        )
+    ]
     for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
-_Loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*))$"), list("-+0123456789"))
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*))$"), list("-+0123456789")
+)
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    re.compile(
+        r"^(?:[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
     list("-+0123456789."),
 )
 
@@ -105,19 +123,25 @@ def read_yaml(path: Path, label: str) -> tuple[YamlDocument | None, list[Problem
             _check_expansion(node)
         dupes = _duplicates(node, ())
         if dupes:
-            return None, [Problem(label, _dotted(loc + (key,)), f"duplicate key '{key}'", line) for loc, key, line in dupes]
+            return None, [
+                Problem(label, _dotted(loc + (key,)), f"duplicate key '{key}'", line)
+                for loc, key, line in dupes
+            ]
         data = loader.construct_document(node)
     except _Refused as exc:
         return None, [Problem(label, "", str(exc), exc.line)]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        # PyYAML's context and problem read as one sentence ("expected a single document in the stream,
+        # PyYAML's context and problem read as one sentence ("expected a single document in the
+        # stream,
         # but found another document"); the problem alone is often cryptic.
         parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
         reason = ", ".join(p for p in parts if p) or str(exc).splitlines()[0]
         if reason == "mapping values are not allowed here":
             reason += " (a ': ' inside an unquoted value? quote the value)"
-        return None, [Problem(label, "", f"malformed YAML: {reason}", mark.line + 1 if mark else None)]
+        return None, [
+            Problem(label, "", f"malformed YAML: {reason}", mark.line + 1 if mark else None)
+        ]
     finally:
         loader.dispose()
     lines: dict[tuple, int] = {}
@@ -125,8 +149,16 @@ def read_yaml(path: Path, label: str) -> tuple[YamlDocument | None, list[Problem
     foreign = _foreign(data, ())
     if foreign:
         doc = YamlDocument(data, lines)
-        return None, [Problem(label, _dotted(loc), f"a {kind} value is not allowed: suite files hold plain JSON data (drop the explicit !! tag)",
-                              doc.line_of(loc)) for loc, kind in foreign]
+        return None, [
+            Problem(
+                label,
+                _dotted(loc),
+                f"a {kind} value is not allowed: suite files hold plain JSON data (drop the "
+                "explicit !! tag)",
+                doc.line_of(loc),
+            )
+            for loc, kind in foreign
+        ]
     return YamlDocument(data, lines), []
 
 
@@ -137,18 +169,29 @@ def _foreign(value: Any, loc: tuple) -> list[tuple[tuple, str]]:
     otherwise crash the reference check or a run instead of being reported here.
     """
     if isinstance(value, dict):
-        return [f for k, v in value.items()
-                for f in ([(loc + (k,), type(k).__name__)] if not isinstance(k, (str, int, float, bool)) else _foreign(v, loc + (k,)))]
+        return [
+            f
+            for k, v in value.items()
+            for f in (
+                [(loc + (k,), type(k).__name__)]
+                if not isinstance(k, (str, int, float, bool))
+                else _foreign(v, loc + (k,))
+            )
+        ]
     if isinstance(value, list):
         return [f for i, v in enumerate(value) for f in _foreign(v, loc + (i,))]
-    return [] if value is None or isinstance(value, (str, int, float, bool)) else [(loc, type(value).__name__)]
+    return (
+        []
+        if value is None or isinstance(value, (str, int, float, bool))
+        else [(loc, type(value).__name__)]
+    )
 
 
 def _index(node: yaml.Node, loc: tuple, lines: dict[tuple, int]) -> None:
     lines[loc] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
-            k = (loc + (key.value,))
+            k = loc + (key.value,)
             _index(value, k, lines)
             lines[k] = key.start_mark.line + 1
     elif isinstance(node, yaml.SequenceNode):
@@ -157,14 +200,17 @@ def _index(node: yaml.Node, loc: tuple, lines: dict[tuple, int]) -> None:
 
 
 def _check_expansion(root: yaml.Node) -> None:
-    """Raise _Refused when the document, aliases expanded, is too large, too deep or contains itself.
+    """Raise _Refused when the document, aliases expanded, is too large, too deep or contains
+    itself.
 
     An alias is the very node its anchor names, so the composed document is a
     graph: small even when its expansion is astronomical, and cyclic when an
     alias sits inside its own anchor. Size and depth are computed once per node
     of that graph, without recursion, so the check costs one pass over the file.
     """
-    measured: dict[int, tuple[int, int]] = {}  # id(node) -> (values, levels) of its expansion; a scalar is (1, 1)
+    measured: dict[
+        int, tuple[int, int]
+    ] = {}  # id(node) -> (values, levels) of its expansion; a scalar is (1, 1)
     open_nodes: set[int] = set()
     stack: list[tuple[yaml.Node, list | None]] = [(root, None)]
     while stack:
@@ -172,8 +218,11 @@ def _check_expansion(root: yaml.Node) -> None:
         key = id(node)
         if kids is None:  # first visit: measure the children first
             if key in open_nodes:
-                raise _Refused("an alias refers to a value that contains it: suite files cannot hold recursive data",
-                               node.start_mark.line + 1)
+                raise _Refused(
+                    "an alias refers to a value that contains it: suite files cannot hold "
+                    "recursive data",
+                    node.start_mark.line + 1,
+                )
             if key not in measured:
                 kids = _children(node)
                 open_nodes.add(key)
@@ -188,10 +237,16 @@ def _check_expansion(root: yaml.Node) -> None:
             depth = max(depth, d)
         measured[key] = (size, depth + 1)
         if size > MAX_NODES:
-            raise _Refused(f"more than {MAX_NODES} values once aliases are expanded (an alias bomb?): "
-                           "refused so that loading stays bounded", node.start_mark.line + 1)
+            raise _Refused(
+                f"more than {MAX_NODES} values once aliases are expanded (an alias bomb?): "
+                "refused so that loading stays bounded",
+                node.start_mark.line + 1,
+            )
         if depth + 1 > MAX_DEPTH:
-            raise _Refused(f"nested deeper than {MAX_DEPTH} levels once aliases are expanded", node.start_mark.line + 1)
+            raise _Refused(
+                f"nested deeper than {MAX_DEPTH} levels once aliases are expanded",
+                node.start_mark.line + 1,
+            )
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

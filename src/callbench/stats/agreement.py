@@ -7,8 +7,9 @@ much better than chance they agree, given how often each uses each label.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, Hashable
+from typing import Any
 
 
 def cohens_kappa(a: list[Hashable], b: list[Hashable]) -> float | None:
@@ -35,9 +36,13 @@ class Agreement:
     disagreements: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"items": self.items, "agree": self.agree,
-                "rate": None if self.rate is None else round(self.rate, 4),
-                "kappa": None if self.kappa is None else round(self.kappa, 4), "disagreements": self.disagreements}
+        return {
+            "items": self.items,
+            "agree": self.agree,
+            "rate": None if self.rate is None else round(self.rate, 4),
+            "kappa": None if self.kappa is None else round(self.kappa, 4),
+            "disagreements": self.disagreements,
+        }
 
 
 def agreement(pairs: list[tuple[dict[str, Any], Hashable, Hashable]]) -> Agreement:
@@ -45,5 +50,10 @@ def agreement(pairs: list[tuple[dict[str, Any], Hashable, Hashable]]) -> Agreeme
     a = [p[1] for p in pairs]
     b = [p[2] for p in pairs]
     agree = sum(x == y for x, y in zip(a, b))
-    return Agreement(items=len(pairs), agree=agree, rate=agree / len(pairs) if pairs else None, kappa=cohens_kappa(a, b),
-                     disagreements=[{**meta, "a": x, "b": y} for meta, x, y in pairs if x != y])
+    return Agreement(
+        items=len(pairs),
+        agree=agree,
+        rate=agree / len(pairs) if pairs else None,
+        kappa=cohens_kappa(a, b),
+        disagreements=[{**meta, "a": x, "b": y} for meta, x, y in pairs if x != y],
+    )

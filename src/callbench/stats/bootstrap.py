@@ -54,14 +54,19 @@ def _clean(data: Nested) -> list[tuple[str, list[tuple[str, list[float]]]]]:
     """
     out = []
     for agent in sorted(data):
-        scenarios = [(s, [float(x) for x in data[agent][s]]) for s in sorted(data[agent]) if len(data[agent][s])]
+        scenarios = [
+            (s, [float(x) for x in data[agent][s]])
+            for s in sorted(data[agent])
+            if len(data[agent][s])
+        ]
         if scenarios:
             out.append((agent, scenarios))
     return out
 
 
 def point_estimate(data: Nested) -> float | None:
-    """Each scenario weighs the same, however many repeats it kept and however many siblings it has."""
+    """Each scenario weighs the same, however many repeats it kept and however many siblings it
+    has."""
     means = [sum(r) / len(r) for _, scenarios in _clean(data) for _, r in scenarios]
     return sum(means) / len(means) if means else None
 
@@ -134,10 +139,10 @@ def bootstrap_distribution(data: Nested, *, samples: int = 2000, seed: int = 0):
     out = np.empty(samples)
     for start in range(0, samples, chunk):
         b = min(chunk, samples - start)
-        agents = rng.integers(0, n_agents, size=(b, n_agents))                     # (b, A)
-        agent_scen = n_scen[agents][..., None]                                     # (b, A, 1)
-        scen = _draw(rng, np.broadcast_to(agent_scen, (b, n_agents, s_max)))       # (b, A, S)
-        reps_n = n_rep[agents[..., None], scen]                                    # (b, A, S)
+        agents = rng.integers(0, n_agents, size=(b, n_agents))  # (b, A)
+        agent_scen = n_scen[agents][..., None]  # (b, A, 1)
+        scen = _draw(rng, np.broadcast_to(agent_scen, (b, n_agents, s_max)))  # (b, A, S)
+        reps_n = n_rep[agents[..., None], scen]  # (b, A, S)
         first_cell = (agents[..., None] * s_max + scen) * r_max
         rep_sum = np.zeros((b, n_agents, s_max))
         for slot in range(r_max):
@@ -148,7 +153,9 @@ def bootstrap_distribution(data: Nested, *, samples: int = 2000, seed: int = 0):
     return out
 
 
-def hierarchical_bootstrap(data: Nested, *, samples: int = 2000, seed: int = 0, level: float = 0.95) -> Interval:
+def hierarchical_bootstrap(
+    data: Nested, *, samples: int = 2000, seed: int = 0, level: float = 0.95
+) -> Interval:
     """Percentile interval around the point estimate of `data`.
 
     Each sample draws agents with replacement, then for every drawn agent as

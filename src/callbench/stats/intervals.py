@@ -40,7 +40,8 @@ def _check(n: int, c: int, k: int) -> None:
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
-    """Chance that at least one of k repeats, drawn without replacement from n with c passes, passes."""
+    """Chance that at least one of k repeats, drawn without replacement from n with c passes,
+    passes."""
     _check(n, c, k)
     return 1.0 - comb(n - c, k) / comb(n, k)
 

@@ -36,8 +36,15 @@ class Paired:
         return out
 
 
-def paired_comparison(a: dict[str, list[float]], b: dict[str, list[float]], *, samples: int = 2000, seed: int = 0,
-                      level: float = 0.95, tie_tolerance: float = 0.0) -> Paired:
+def paired_comparison(
+    a: dict[str, list[float]],
+    b: dict[str, list[float]],
+    *,
+    samples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    tie_tolerance: float = 0.0,
+) -> Paired:
     """a minus b, per scenario key ('agent/scenario'), on keys where both have at least one repeat.
 
     The interval resamples the per-scenario differences (each scenario's repeats

@@ -47,7 +47,8 @@ def slice_scores(rows: list[dict], by: str) -> dict[str, dict]:
         candidate = str(row.get("candidate", UNKNOWN))
         for value in _values(row, by):
             cell = acc.setdefault(candidate, {}).setdefault(
-                value, {"calls": 0, "scored": 0, "scenarios": set(), "sum": 0.0, "passed": 0})
+                value, {"calls": 0, "scored": 0, "scenarios": set(), "sum": 0.0, "passed": 0}
+            )
             cell["calls"] += 1
             cell["scenarios"].add((row.get("agent"), row.get("scenario")))
             if row.get("score") is not None:

@@ -22,7 +22,10 @@ def locate(suite: str | Path | None) -> Path:
         return path.resolve()
     if isinstance(name, str) and (BUILTIN_ROOT / name / "suite.yaml").is_file():
         return BUILTIN_ROOT / name
-    raise SuiteNotFound(f"no suite folder at '{name}' and no built-in suite of that name (built-in: {', '.join(builtin_suites()) or 'none'})")
+    raise SuiteNotFound(
+        f"no suite folder at '{name}' and no built-in suite of that name (built-in: "
+        f"{', '.join(builtin_suites()) or 'none'})"
+    )
 
 
 __all__ = ["BUILTIN_ROOT", "DEFAULT_SUITE", "builtin_suites", "locate"]

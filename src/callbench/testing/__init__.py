@@ -1,4 +1,5 @@
-"""Test doubles that exercise real code paths: a loopback OpenAI-compatible server with fault injection."""
+"""Test doubles that exercise real code paths: a loopback OpenAI-compatible server with fault
+injection."""
 
 from .fake_provider import FAULTS, FakeProvider
 

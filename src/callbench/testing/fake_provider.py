@@ -1,4 +1,5 @@
-"""A real OpenAI-compatible HTTP server on loopback that serves scripted replies and injects faults on demand.
+"""A real OpenAI-compatible HTTP server on loopback that serves scripted replies and injects faults
+on demand.
 
 Tests point the real `openai` client at it, so the whole path (HTTP, JSON,
 SDK parsing, our retries and classification) is exercised without a network.
@@ -20,8 +21,18 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-FAULTS = ("rate_limit", "server_error", "unavailable", "reset", "slow", "malformed_json", "empty_choices",
-          "bad_arguments", "unknown_tool", "auth")
+FAULTS = (
+    "rate_limit",
+    "server_error",
+    "unavailable",
+    "reset",
+    "slow",
+    "malformed_json",
+    "empty_choices",
+    "bad_arguments",
+    "unknown_tool",
+    "auth",
+)
 
 Responder = Callable[[dict[str, Any]], Any]
 
@@ -29,24 +40,54 @@ Responder = Callable[[dict[str, Any]], Any]
 def _completion(reply: Any, model: str, n: int) -> dict[str, Any]:
     if isinstance(reply, str):
         reply = {"text": reply}
-    calls = [{"id": c.get("id", f"call_{n}_{i}"), "type": "function",
-              "function": {"name": c["name"], "arguments": c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"])}}
-             for i, c in enumerate(reply.get("tool_calls", []))]
+    calls = [
+        {
+            "id": c.get("id", f"call_{n}_{i}"),
+            "type": "function",
+            "function": {
+                "name": c["name"],
+                "arguments": c["arguments"]
+                if isinstance(c["arguments"], str)
+                else json.dumps(c["arguments"]),
+            },
+        }
+        for i, c in enumerate(reply.get("tool_calls", []))
+    ]
     message: dict[str, Any] = {"role": "assistant", "content": reply.get("text")}
     if calls:
         message["tool_calls"] = calls
-    usage = reply.get("usage", {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110,
-                                "prompt_tokens_details": {"cached_tokens": 64}})
-    return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-            "usage": usage}
+    usage = reply.get(
+        "usage",
+        {
+            "prompt_tokens": 100,
+            "completion_tokens": 10,
+            "total_tokens": 110,
+            "prompt_tokens_details": {"cached_tokens": 64},
+        },
+    )
+    return {
+        "id": f"chatcmpl-{n}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
+        "usage": usage,
+    }
 
 
 class FakeProvider:
-    """Use as a context manager: `with FakeProvider(responder) as fp: OpenAI(base_url=fp.base_url, ...)`."""
+    """Use as a context manager: `with FakeProvider(responder) as fp: OpenAI(base_url=fp.base_url,
+    ...)`."""
 
-    def __init__(self, responder: Responder | None = None, fault_plan: Callable[[int], dict | None] | None = None,
-                 model: str = "fake-model", api_key: str | None = None):
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        fault_plan: Callable[[int], dict | None] | None = None,
+        model: str = "fake-model",
+        api_key: str | None = None,
+    ):
         self.responder = responder or (lambda body: "Hello.")
         self.fault_plan = fault_plan
         self.model = model
@@ -67,7 +108,7 @@ class FakeProvider:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def __enter__(self) -> "FakeProvider":
+    def __enter__(self) -> FakeProvider:
         self.start()
         return self
 
@@ -85,13 +126,16 @@ class FakeProvider:
 
             def setup(self) -> None:
                 super().setup()
-                # headers and body go out in two writes; without this, Nagle's algorithm and the client's
+                # headers and body go out in two writes; without this, Nagle's algorithm and the
+                # client's
                 # delayed ACK add ~40 ms to every response, which would be charged to the harness
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    self._json(200, {"object": "list", "data": [{"id": provider.model, "object": "model"}]})
+                    self._json(
+                        200, {"object": "list", "data": [{"id": provider.model, "object": "model"}]}
+                    )
                 else:
                     self._json(404, {"error": {"message": "not found", "type": "not_found"}})
 
@@ -101,14 +145,28 @@ class FakeProvider:
                 try:
                     body = json.loads(raw)
                 except json.JSONDecodeError:
-                    self._json(400, {"error": {"message": "bad json", "type": "invalid_request_error"}})
+                    self._json(
+                        400, {"error": {"message": "bad json", "type": "invalid_request_error"}}
+                    )
                     return
                 with provider._lock:
                     n = len(provider.requests)
                     provider.requests.append(body)
                     provider.headers.append({k.lower(): v for k, v in self.headers.items()})
-                if provider.api_key is not None and self.headers.get("authorization") != f"Bearer {provider.api_key}":
-                    self._json(401, {"error": {"message": "invalid key", "type": "invalid_request_error", "code": "invalid_api_key"}})
+                if (
+                    provider.api_key is not None
+                    and self.headers.get("authorization") != f"Bearer {provider.api_key}"
+                ):
+                    self._json(
+                        401,
+                        {
+                            "error": {
+                                "message": "invalid key",
+                                "type": "invalid_request_error",
+                                "code": "invalid_api_key",
+                            }
+                        },
+                    )
                     return
                 fault = provider.fault_plan(n) if provider.fault_plan else None
                 with provider._lock:
@@ -129,38 +187,99 @@ class FakeProvider:
             def _fault(self, fault: dict, body: dict, n: int) -> None:
                 kind = fault["fault"]
                 if kind == "rate_limit":
-                    self._json(429, {"error": {"message": "slow down", "type": "rate_limit_error", "code": "rate_limit_exceeded"}},
-                               {"retry-after": str(fault.get("retry_after", 0))})
+                    self._json(
+                        429,
+                        {
+                            "error": {
+                                "message": "slow down",
+                                "type": "rate_limit_error",
+                                "code": "rate_limit_exceeded",
+                            }
+                        },
+                        {"retry-after": str(fault.get("retry_after", 0))},
+                    )
                 elif kind == "server_error":
                     self._json(500, {"error": {"message": "boom", "type": "server_error"}})
                 elif kind == "unavailable":
                     self._json(503, {"error": {"message": "overloaded", "type": "server_error"}})
                 elif kind == "auth":
-                    self._json(401, {"error": {"message": "bad key", "type": "invalid_request_error", "code": "invalid_api_key"}})
+                    self._json(
+                        401,
+                        {
+                            "error": {
+                                "message": "bad key",
+                                "type": "invalid_request_error",
+                                "code": "invalid_api_key",
+                            }
+                        },
+                    )
                 elif kind == "reset":
-                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                    self.connection.setsockopt(
+                        socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
+                    )
                     self.connection.close()
                     self.close_connection = True
                 elif kind == "slow":
                     time.sleep(float(fault.get("delay", 2.0)))
-                    self._json(200, _completion(fault.get("reply", "late"), body.get("model", provider.model), n))
+                    self._json(
+                        200,
+                        _completion(
+                            fault.get("reply", "late"), body.get("model", provider.model), n
+                        ),
+                    )
                 elif kind == "malformed_json":
                     self._raw(200, b'{"id": "x", "choices": [', "application/json")
                 elif kind == "empty_choices":
-                    self._json(200, {"id": "x", "object": "chat.completion", "created": 0, "model": provider.model, "choices": []})
+                    self._json(
+                        200,
+                        {
+                            "id": "x",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": provider.model,
+                            "choices": [],
+                        },
+                    )
                 elif kind == "bad_arguments":
-                    self._json(200, _completion({"text": None, "tool_calls": [{"name": fault.get("tool", "end_call"), "arguments": "{not json"}]},
-                                                provider.model, n))
+                    self._json(
+                        200,
+                        _completion(
+                            {
+                                "text": None,
+                                "tool_calls": [
+                                    {
+                                        "name": fault.get("tool", "end_call"),
+                                        "arguments": "{not json",
+                                    }
+                                ],
+                            },
+                            provider.model,
+                            n,
+                        ),
+                    )
                 elif kind == "unknown_tool":
-                    self._json(200, _completion({"text": None, "tool_calls": [{"name": "no_such_tool", "arguments": "{}"}]},
-                                                provider.model, n))
+                    self._json(
+                        200,
+                        _completion(
+                            {
+                                "text": None,
+                                "tool_calls": [{"name": "no_such_tool", "arguments": "{}"}],
+                            },
+                            provider.model,
+                            n,
+                        ),
+                    )
                 else:
                     self._json(500, {"error": {"message": f"unknown fault {kind}"}})
 
-            def _json(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
+            def _json(
+                self, status: int, payload: dict, headers: dict[str, str] | None = None
+            ) -> None:
                 self._raw(status, json.dumps(payload).encode(), "application/json", headers)
 
-            def _raw(self, status: int, data: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
+            def _raw(
+                self, status: int, data: bytes, ctype: str, headers: dict[str, str] | None = None
+            ) -> None:
                 self.send_response(status)
                 self.send_header("content-type", ctype)
                 self.send_header("content-length", str(len(data)))
@@ -171,8 +290,10 @@ class FakeProvider:
 
         class Server(ThreadingHTTPServer):
             daemon_threads = True
-            # socketserver's default backlog is 5: a burst of new connections overflows it, the kernel drops
-            # the SYNs and clients retry a second later (real servers listen with a backlog in the thousands)
+            # socketserver's default backlog is 5: a burst of new connections overflows it, the
+            # kernel drops
+            # the SYNs and clients retry a second later (real servers listen with a backlog in the
+            # thousands)
             request_queue_size = 1024
 
             def handle_error(self, request: Any, client_address: Any) -> None:
@@ -180,8 +301,12 @@ class FakeProvider:
 
         self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-provider", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-provider",
+            daemon=True,
+        )
         self._thread.start()
 
     def stop(self) -> None:

@@ -205,13 +205,30 @@ def test_caller_advances_one_step_per_turn_only_on_its_cue(mini_suite):
     assert steps[:5] == [["ask"], [], [], ["give_id"], ["day"]]
 
 
-def test_caller_crash_is_an_infrastructure_exclusion(mini_suite):
+def test_caller_model_failure_is_an_infrastructure_exclusion(mini_suite):
+    from callbench.models.errors import ProviderServerError
+
+    class Down:
+        name = "down"
+
+        async def respond(self, view):
+            raise ProviderServerError("simulator's provider answered HTTP 503", status_code=503)
+
+    trace = run(mini_suite, ScriptedCandidate([CandidateStep(speech="Hi")]), Down())
+    assert trace.outcome == "excluded" and trace.failure.failure_class == "infrastructure"
+    assert trace.failure.kind == "ProviderServerError" and trace.end.reason == "infrastructure"
+
+
+def test_a_bug_in_a_caller_propagates(mini_suite):
+    """A caller is callbench's code (or wraps a model whose failures are typed): anything else it
+    raises is a bug and must not be excluded as if a provider had failed."""
+    import pytest
+
     class Broken:
         name = "broken"
 
         async def respond(self, view):
-            raise RuntimeError("simulator down")
+            raise RuntimeError("simulator bug")
 
-    trace = run(mini_suite, ScriptedCandidate([CandidateStep(speech="Hi")]), Broken())
-    assert trace.outcome == "excluded" and trace.failure.failure_class == "infrastructure"
-    assert trace.end.reason == "infrastructure"
+    with pytest.raises(RuntimeError, match="simulator bug"):
+        run(mini_suite, ScriptedCandidate([CandidateStep(speech="Hi")]), Broken())

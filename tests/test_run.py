@@ -161,8 +161,10 @@ def test_run_refuses_up_front_scenarios_the_scripted_caller_cannot_play(mini_sui
         }
     )
     suite = mini_suite.model_copy(update={"scenarios": {"reschedule": broken}})
+    from callbench.errors import CallbenchError
+
     with pytest.raises(
-        ValueError, match="'scripted' caller cannot run: .*lack a 'say' line or cues"
+        CallbenchError, match="'scripted' caller cannot run: .*lack a 'say' line or cues"
     ):
         run_suite(suite, RunConfig(), tmp_path / "r")
     assert not (tmp_path / "r").exists()

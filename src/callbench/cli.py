@@ -174,7 +174,6 @@ def run(
 
     from rich.console import Console
 
-    from .candidates import UnknownCandidate
     from .errors import CallbenchError, SuiteError, SuiteNotFound
     from .reports.table import summary_table
     from .runs import RunConfig, run_suite
@@ -274,7 +273,7 @@ def run(
 
         try:
             typer.echo(json.dumps(estimate(loaded, run_config, make_cast(run_config)), indent=1))
-        except (UnknownCandidate, CallbenchError, ValueError) as exc:
+        except CallbenchError as exc:  # deliberate errors only: a bug shows its traceback
             _fail(str(exc))
         return
     if resume is not None:
@@ -322,7 +321,7 @@ def run(
                 executor=chosen,
                 max_cost=max_cost,
             )
-    except (UnknownCandidate, CallbenchError, ValueError) as exc:
+    except CallbenchError as exc:  # deliberate errors only: a bug shows its traceback
         _fail(str(exc))
     store = result.report.get("store", {})
     if store.get("stopped_by_budget"):

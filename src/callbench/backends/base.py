@@ -1,21 +1,17 @@
-"""The Backend boundary: the world a candidate's tool calls act on."""
+"""The Backend boundary: the world a candidate's tool calls act on.
+
+The protocol is defined beside the turn loop (`callbench.call.roles`) and re-exported here. A
+backend is callbench's own code: whatever it raises crashes the run with its traceback.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
+from ..call.roles import Backend
 from ..call.types import ToolOutcome
 
-
-@runtime_checkable
-class Backend(Protocol):
-    """Answers one tool call. `arguments` is None when the candidate's raw arguments did not parse.
-
-    A backend is created fresh for each episode and must be deterministic given
-    its spec and the sequence of calls, so a trace can be replayed.
-    """
-
-    async def call(self, name: str, arguments: dict[str, Any] | None) -> ToolOutcome: ...
+__all__ = ["Backend", "RecordingBackend"]
 
 
 class RecordingBackend:

@@ -2,6 +2,7 @@
 
 from .channel import TextChannel
 from .episode import EpisodeSetup, parse_arguments, run_episode, success_holds
+from .roles import Backend, Caller, Candidate
 from .trace import (
     TRACE_SCHEMA_VERSION,
     CallerTurnRecord,
@@ -16,6 +17,7 @@ from .trace import (
     read_trace,
 )
 from .types import (
+    CONCLUDING_MESSAGE,
     CallerUtterance,
     CandidateStep,
     ObservedMessage,
@@ -27,11 +29,15 @@ from .types import (
 from .views import CallerTurnRejected, CallerView, CandidateView, check_utterance
 
 __all__ = [
+    "CONCLUDING_MESSAGE",
     "TRACE_SCHEMA_VERSION",
+    "Backend",
+    "Caller",
     "CallerTurnRecord",
     "CallerTurnRejected",
     "CallerUtterance",
     "CallerView",
+    "Candidate",
     "CandidateStep",
     "CandidateView",
     "ChannelEventRecord",

@@ -7,6 +7,13 @@ the candidate answers with speech and/or tool calls, chaining up to
 on a call-ending tool whose result meets its success condition, on the caller
 ending the call, or after `max_caller_turns` caller turns. A call-ending tool
 that fails hands control back to the candidate.
+
+Who is to blame when something raises: the roles' implementations convert what third-party code
+did wrong (a user's agent, an HTTP agent, a model provider, the caller simulator's model) into the
+typed errors of `callbench.errors`, and only those end a call here: an `InfrastructureError` is
+excluded (and rerun by the runner), a `ModelError` is the candidate's, scored. Any other exception
+is a bug in callbench (this loop, a backend, a scripted caller) and propagates with its traceback:
+a harness bug must fail the run, never pass for a provider's failure.
 """
 
 from __future__ import annotations
@@ -15,14 +22,16 @@ import asyncio
 import datetime as dt
 import json
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypeVar
 
-from ..errors import EpisodeError, InfrastructureError, ModelError
-from ..spec import LoadedAgent, Scenario, evaluate
+from ..errors import EpisodeError, ModelError
+from ..spec import LoadedAgent, Scenario, SuccessCondition, evaluate
 from ..spec.matchers import MISSING, same_value
 from .admission import admit_step, admit_utterance
 from .channel import TextChannel
+from .roles import Backend, Caller, Candidate
 from .trace import (
     CallerTurnRecord,
     EndRecord,
@@ -35,10 +44,11 @@ from .trace import (
     Trace,
     WorldRecord,
 )
-from .types import ObservedMessage, PublicTurn, ToolCall, ToolOutcome, Usage
+from .types import CONCLUDING_MESSAGE, ObservedMessage, PublicTurn, ToolCall, ToolOutcome, Usage
 from .views import CallerView, CandidateView, check_utterance
 
-CONCLUDING_MESSAGE = "concluding_message"
+T = TypeVar("T")
+EndReason = Literal["end_tool", "caller", "turn_limit", "model_error", "infrastructure"]
 
 
 class CandidateTimeout(ModelError):
@@ -69,7 +79,14 @@ class EpisodeSetup:
 
 
 class _Episode:
-    def __init__(self, setup: EpisodeSetup, candidate, caller, backend, channel: TextChannel):
+    def __init__(
+        self,
+        setup: EpisodeSetup,
+        candidate: Candidate,
+        caller: Caller,
+        backend: Backend,
+        channel: TextChannel,
+    ):
         self.setup, self.candidate, self.caller, self.backend, self.channel = (
             setup,
             candidate,
@@ -120,7 +137,7 @@ class _Episode:
             u.cached_tokens += usage.cached_tokens
             u.retries += usage.retries
 
-    def _end(self, reason: str, detail: str = "") -> None:
+    def _end(self, reason: EndReason, detail: str = "") -> None:
         last = len(self.trace.messages) - 1
         self.trace.end = EndRecord(
             reason=reason, after_message=last if last >= 0 else None, detail=detail
@@ -133,11 +150,9 @@ class _Episode:
         started = time.perf_counter()
         try:
             await self._loop()
-        except EpisodeError as exc:
-            cls = (
-                exc.failure_class
-                if exc.failure_class in ("infrastructure", "model")
-                else "infrastructure"
+        except EpisodeError as exc:  # only typed failures end a call; a bug propagates
+            cls: Literal["infrastructure", "model"] = (
+                "model" if exc.failure_class == "model" else "infrastructure"
             )
             self.trace.failure = Failure(
                 failure_class=cls,
@@ -184,14 +199,9 @@ class _Episode:
             turn=self.turn,
         )
         t0 = time.perf_counter()
-        try:
-            utterance = await self.caller.respond(view)
-        except EpisodeError:
-            raise
-        except (
-            Exception
-        ) as exc:  # a crashing simulator is an infrastructure failure, never the candidate's
-            raise InfrastructureError(f"caller simulator failed: {type(exc).__name__}") from exc
+        # a simulator's model failing raises an InfrastructureError from the model layer; anything
+        # else raised here is a bug in the caller and fails the run
+        utterance = await self.caller.respond(view)
         self.trace.timings.caller_seconds.append(time.perf_counter() - t0)
         self._usage("caller", utterance.usage)
         self.trace.notes += [f"caller: {n}" for n in utterance.notes]
@@ -227,16 +237,9 @@ class _Episode:
         while True:
             view = self._view()
             t0 = time.perf_counter()
-            try:
-                step = await self._within_deadline(self.candidate.step(view))
-            except EpisodeError:
-                raise
-            except (
-                Exception
-            ) as exc:  # an adapter bug must not pass for the model's behaviour, nor crash the sweep
-                raise InfrastructureError(
-                    f"candidate adapter failed: {type(exc).__name__}"
-                ) from exc
+            # the adapter converts its agent's or provider's failures into typed errors (see
+            # call.roles); anything else raised here is a bug in the adapter and fails the run
+            step = await self._within_deadline(self.candidate.step(view))
             elapsed = time.perf_counter() - t0
             self.candidate_seconds += elapsed
             self.trace.timings.candidate_seconds.append(elapsed)
@@ -268,7 +271,8 @@ class _Episode:
                 error=step.error,
                 raw=step.raw,
                 tool_calls=[
-                    ToolCallRecord(id=c.id, name=c.name, raw_arguments=c.arguments) for c in calls
+                    ToolCallRecord(id=c.id or "", name=c.name, raw_arguments=c.arguments)
+                    for c in calls
                 ],
                 sanitised=admitted.sanitised,
             )
@@ -306,18 +310,18 @@ class _Episode:
             if limited:
                 return False
 
-    async def _within_deadline(self, pending):
+    async def _within_deadline(self, pending: Awaitable[T]) -> T:
         """The candidate's answer, or a model error when it blows its per-message or whole-call
         deadline: an agent
         that never answers (or drips one byte at a time) has failed, and the sweep moves on."""
-        bounds = {}
+        bounds: dict[str, float] = {}
         if self.setup.step_timeout_s is not None:
             bounds["one message"] = self.setup.step_timeout_s
         if self.setup.call_timeout_s is not None:
             bounds["the whole call"] = max(0.0, self.setup.call_timeout_s - self.candidate_seconds)
         if not bounds:
             return await pending
-        which = min(bounds, key=bounds.get)
+        which = min(bounds, key=lambda k: bounds[k])
         try:
             return await asyncio.wait_for(pending, timeout=bounds[which])
         except TimeoutError:
@@ -335,7 +339,7 @@ class _Episode:
         self.call_counter += 1
         return f"call_{self.call_counter}"
 
-    def _view(self):
+    def _view(self) -> CandidateView:
         return CandidateView(**{**self.base_view.__dict__, "messages": tuple(self.observed)})
 
     async def _run_tool(self, call_index: int, call: ToolCall) -> bool:
@@ -358,14 +362,7 @@ class _Episode:
             )
         else:
             t0 = time.perf_counter()
-            try:
-                outcome = await self.backend.call(call.name, arguments)
-            except EpisodeError:
-                raise
-            except Exception as exc:
-                raise InfrastructureError(
-                    f"backend failed on {call.name}: {type(exc).__name__}"
-                ) from exc
+            outcome = await self.backend.call(call.name, arguments)  # ours: a bug here propagates
             self.trace.timings.tool_seconds.append(time.perf_counter() - t0)
         success = None
         if tool is not None and tool.ends_call and tool.success is not None:
@@ -393,8 +390,8 @@ class _Episode:
         self,
         call_index: int,
         call: ToolCall,
-        arguments,
-        parse_error,
+        arguments: dict[str, Any] | None,
+        parse_error: str | None,
         outcome: ToolOutcome,
         known: bool = True,
         ends: bool = False,
@@ -429,7 +426,7 @@ class _Episode:
         return event
 
 
-def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]:
     """Arguments must be a JSON object; anything else is recorded as the candidate's parse error."""
     if raw is None or not str(raw).strip():
         return {}, None
@@ -442,7 +439,7 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     return value, None
 
 
-def success_holds(condition, result: Any) -> bool:
+def success_holds(condition: SuccessCondition, result: Any) -> bool:
     """Does a call-ending tool's result meet the agent's typed success condition?"""
     value: Any = result
     for part in condition.path.split("."):
@@ -459,8 +456,12 @@ def success_holds(condition, result: Any) -> bool:
 
 
 async def run_episode(
-    setup: EpisodeSetup, candidate, caller, backend, channel: TextChannel
+    setup: EpisodeSetup,
+    candidate: Candidate,
+    caller: Caller,
+    backend: Backend,
+    channel: TextChannel,
 ) -> Trace:
     """Run one whole call. Infrastructure failures end in an excluded trace, never a half-saved
-    one."""
+    one; a bug in callbench raises (see the module docstring)."""
     return await _Episode(setup, candidate, caller, backend, channel).run()

@@ -11,6 +11,11 @@ from typing import Any, Literal
 
 from ..spec import MatchResult
 
+CONCLUDING_MESSAGE = "concluding_message"
+"""The parameter call-ending tools gain for models that cannot speak and call a tool in one message
+(`candidates.tool_schemas(concluding_message=True)`): the engine speaks its value as the candidate's
+last words and strips it before the backend sees the arguments."""
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:

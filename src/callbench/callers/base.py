@@ -2,22 +2,15 @@
 
 A caller is built from its brief and sees only the public conversation: what
 the agent said and what it itself meant to say. It never sees tool calls,
-backend state, expected actions or criteria.
+backend state, expected actions or criteria. The protocol is defined beside the turn loop
+(`callbench.call.roles`) and re-exported here.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
+from ..call.roles import Caller
 from ..call.types import CallerUtterance
 from ..call.views import CallerTurnRejected, CallerView, check_utterance
-
-
-@runtime_checkable
-class Caller(Protocol):
-    name: str
-
-    async def respond(self, view: CallerView) -> CallerUtterance: ...
 
 
 class LineCaller:

@@ -26,6 +26,7 @@ A scenario without lines and cues cannot use it.
 from __future__ import annotations
 
 from ..call.types import CallerUtterance
+from ..errors import CallbenchError
 from ..spec import CallerPhrases, Scenario, TemplateError, make_scope, resolve
 from ..speech import closing_ask, followable
 from ..text import cue_finder, find_cue, fold
@@ -36,7 +37,7 @@ PATIENCE = {"low": 2, "medium": 3, "high": 4}
 DEFAULT_FOLLOWABLE_WORDS = 80
 
 
-class ScriptedCallerUnavailable(ValueError):
+class ScriptedCallerUnavailable(CallbenchError):
     """The scenario lacks what the scripted caller needs (a line and cues per step, phrases for its
     language)."""
 

@@ -4,26 +4,29 @@ A candidate sees exactly what a deployed agent would: its rendered
 instructions, its tools, the call context the deployment provides, and the
 conversation as the channel let it through (with its own tool calls and their
 results). It never sees hidden state, expected actions, criteria, the caller's
-brief or the caller's intended words.
+brief or the caller's intended words. The protocol itself is defined beside the turn loop
+(`callbench.call.roles`) and re-exported here.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from ..call.types import CandidateStep, ToolCall
+from ..call.roles import Candidate
+from ..call.types import CONCLUDING_MESSAGE, CandidateStep, ToolCall
 from ..call.views import CandidateView
 from ..spec import ToolSpec
 
-CONCLUDING_MESSAGE = "concluding_message"
-
-
-@runtime_checkable
-class Candidate(Protocol):
-    name: str
-
-    async def step(self, view: CandidateView) -> CandidateStep: ...
+__all__ = [
+    "CONCLUDING_MESSAGE",
+    "Candidate",
+    "CandidateView",
+    "ScriptedCandidate",
+    "call",
+    "chat_messages",
+    "tool_schemas",
+]
 
 
 def tool_schemas(

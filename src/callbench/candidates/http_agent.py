@@ -1,13 +1,16 @@
 """Bring your own agent over HTTP: any agent stack that answers the JSON contract of `wire.py`.
 
-Transport failures (refused connections, timeouts, 5xx) are infrastructure
-and retried with backoff; an answer that breaks the contract is the agent's
-own error and is recorded in the trace.
+Transport failures (refused connections, timeouts, 5xx, a connection that breaks off mid-answer)
+are infrastructure and retried with backoff; an answer that breaks the contract is the agent's
+own error and is recorded in the trace. This adapter is the boundary: every failure of the
+agent's server is converted here into those typed outcomes, so anything else raised is a bug in
+callbench.
 """
 
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import random
 import urllib.error
@@ -73,6 +76,10 @@ class HttpAgentCandidate:
             raise for_status(exc.code, f"agent answered HTTP {exc.code}") from None
         except TimeoutError:
             raise ProviderTimeout("agent did not answer in time") from None
+        except http.client.HTTPException as exc:  # a body cut short, a status line that is not HTTP
+            raise ProviderTransportError(
+                f"the agent's answer broke off or is not HTTP ({type(exc).__name__})"
+            ) from None
         except (urllib.error.URLError, ConnectionError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             if isinstance(reason, TimeoutError):

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import CallbenchError
 from ..spec import Scenario
 from .base import Candidate
 from .noop import NoopCandidate
@@ -61,8 +62,8 @@ BASELINES: dict[str, CandidateEntry] = {
 }
 
 
-class UnknownCandidate(ValueError):
-    pass
+class UnknownCandidate(CallbenchError):
+    """A candidate name that resolves to nothing (user input: reported in one line)."""
 
 
 def candidate_entry(

@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import CallbenchError
+
 SUITE_ID = "openvoicecs-import"
 PRIVATE = "_openvoicecs"
 END_TOOL = "end_call"
@@ -68,7 +70,7 @@ DETAILS_CUE = "account details"
 MORE_CUE = "anything else"
 
 
-class ImportFormatError(ValueError):
+class ImportFormatError(CallbenchError):
     """The source file cannot be read as OpenVoiceCS scenarios; names the file and the field."""
 
     def __init__(self, file: str | Path, field_path: str, message: str):

@@ -17,6 +17,7 @@ from ..callers import Caller, LineCaller, ScriptedCaller
 from ..candidates import Candidate, CandidateEntry, candidate_entry
 from ..spec import Scenario, Suite
 from .casting import cast_scenario, conditions
+from .config import ConfigError
 from .seeds import derive_seed
 
 
@@ -172,7 +173,7 @@ def make_caller(kind: str, scenario: Scenario, suite: Suite, cast: Cast | None =
     from ..models.specs import PROVIDERS
 
     if kind.partition(":")[0] not in PROVIDERS:
-        raise ValueError(
+        raise ConfigError(
             f"unknown caller '{kind}' (use 'scripted' or a model spec such as openai:gpt-4.1-mini)"
         )
     model, spec = (cast or Cast(caller=kind)).caller_model()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing as mp
+import traceback
 from collections.abc import Callable
 from dataclasses import asdict
 
@@ -86,10 +87,18 @@ def _worker(
         asyncio.run(main())
         results.put(("exit", None, None, None, None, None))
     except BaseException as exc:  # noqa: BLE001 - reported to the driver, which decides
-        results.put(("error", type(exc).__name__, str(exc)[:500], None, None, None))
+        # a deliberate error is one line; anything else is a bug, sent with its traceback
+        deliberate = isinstance(exc, CallbenchError)
+        shown = None if deliberate else "".join(traceback.format_exception(exc))
+        results.put(("error", type(exc).__name__, str(exc)[:500], shown, None, None))
 
 
 COOLDOWN_SLOTS = 64
+
+
+class WorkerCrashed(RuntimeError):
+    """A bug in a worker process: its message holds the worker's traceback, so the run fails with
+    it (a bug is never reported as a one-line user error)."""
 
 
 def split_limits(
@@ -159,7 +168,9 @@ class ProcessExecutor:
                 if kind == "exit":
                     running -= 1
                 elif kind == "error":
-                    raise CallbenchError(f"a worker process failed: {a}: {b}")
+                    if c is None:
+                        raise CallbenchError(f"a worker process failed: {a}: {b}")
+                    raise WorkerCrashed(f"a worker process crashed:\n{c}")
                 elif kind == "start":
                     if job.on_start is not None:
                         job.on_start(Attempt(a, b, c))

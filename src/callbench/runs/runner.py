@@ -27,9 +27,11 @@ from typing import Any
 
 from .._version import __version__
 from ..call import Trace
+from ..callers import ScriptedCallerUnavailable
 from ..grading import Scorecard
 from ..spec import Suite
 from .budget import Budget
+from .config import ConfigError
 from .episodes import Attempt, Cast
 from .files import write_json_atomic
 from .store import RunStore, StoreError, run_lock, unwritable
@@ -132,16 +134,16 @@ def plan(suite: Suite, config: RunConfig, cast: Cast | None = None) -> list[Atte
     scenario_ids = list(config.scenarios) if config.scenarios else list(suite.scenarios)
     unknown = [s for s in scenario_ids if s not in suite.scenarios]
     if unknown:
-        raise ValueError(f"unknown scenario(s): {', '.join(unknown)}")
+        raise ConfigError(f"unknown scenario(s): {', '.join(unknown)}")
     unplayable = []
     cast = cast or make_cast(config)
     for sid in scenario_ids:
         try:
             cast.make_caller(suite.scenarios[sid], suite)
-        except ValueError as exc:
+        except ScriptedCallerUnavailable as exc:
             unplayable.append(str(exc))
     if unplayable:
-        raise ValueError(f"the '{config.caller}' caller cannot run: " + "; ".join(unplayable))
+        raise ConfigError(f"the '{config.caller}' caller cannot run: " + "; ".join(unplayable))
     return attempt_order(config, scenario_ids)
 
 

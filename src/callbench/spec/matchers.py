@@ -30,6 +30,8 @@ from pydantic import (
     model_validator,
 )
 
+from ..errors import CallbenchError
+
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 """Stands for an argument or state path that is not there at all (distinct from null)."""
 
@@ -305,7 +307,7 @@ characters of the text, as if the text ended there: a pattern that backtracks po
 costs a bounded time. RE2 reads the whole text."""
 
 
-class UnsafePattern(ValueError):
+class UnsafePattern(CallbenchError):
     """A pattern that only Python's backtracking engine could run, and that can take exponential
     time there."""
 

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
+from ..errors import CallbenchError
 from .base import Identifier, SpecModel
 from .conditions import SuccessCondition
 from .matchers import MISSING, Matcher
@@ -39,8 +40,8 @@ twice."""
 ID_FORMAT = re.compile(r"^[^{}]*\{n(?::0?\d{1,2}d)?\}[^{}]*$")
 
 
-class PathError(ValueError):
-    pass
+class PathError(CallbenchError):
+    """A path template is malformed (unbalanced braces, an empty segment)."""
 
 
 def split_path(template: str) -> list[str]:
@@ -68,7 +69,11 @@ def split_path(template: str) -> list[str]:
 
 
 def _path(value: str) -> str:
-    split_path(value)
+    """Checked as the suite loads; pydantic reports only a ValueError as the field's problem."""
+    try:
+        split_path(value)
+    except PathError as exc:
+        raise ValueError(str(exc)) from None
     return value
 
 

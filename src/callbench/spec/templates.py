@@ -13,11 +13,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import CallbenchError
+
 REFERENCE = re.compile(r"\$\{([^{}]+)\}")
 ROOTS = ("caller.knows", "hidden")
 
 
-class TemplateError(ValueError):
+class TemplateError(CallbenchError):
     """A `${...}` reference does not resolve; `reference` is the text inside the braces."""
 
     def __init__(self, reference: str, reason: str):

@@ -5,13 +5,16 @@
     ├── SuiteNotFound           a suite id or path names nothing
     ├── TraceError              a stored trace cannot be read
     └── EpisodeError            one call could not be completed
-        ├── InfrastructureError the harness or a provider failed (excluded, counted as coverage)
+        ├── InfrastructureError a provider, an agent's server or the caller simulator's model
+        │                       failed (excluded, counted against coverage)
         └── ModelError          the candidate misbehaved in a way that ends the call (scored)
 
 Bad *input* (a suite file, a trace file, a CLI flag) is reported as one line per
 problem naming the file and the field path; the CLI never shows a traceback for
 it. Bad *code* still raises normally, so harness bugs are not disguised as
-benchmark results.
+benchmark results: only the adapters around third-party code (Python and HTTP
+agents, model SDKs) turn what that code raises into an `EpisodeError`, and the
+CLI catches nothing but `CallbenchError`.
 """
 
 from __future__ import annotations
@@ -68,8 +71,8 @@ class EpisodeError(CallbenchError):
 
 
 class InfrastructureError(EpisodeError):
-    """The harness, a provider or the caller simulator failed: excluded from means, counted as
-    coverage."""
+    """A provider, an agent's server or the caller simulator's model failed: excluded from means,
+    counted against coverage. Never raised for a bug in callbench itself."""
 
     failure_class = "infrastructure"
 

@@ -41,6 +41,7 @@ from ..spec.state import (
     ID_REF,
     IdFormat,
     InjectedFailure,
+    ReadSpec,
     StateBackendSpec,
     StateTool,
     get_path,
@@ -417,7 +418,9 @@ class StateBackend:
 
     def _reads(self, tool: StateTool, work: dict, call: _Call) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for name, read in tool.reads.items():
+        for name, given in tool.reads.items():
+            # the spec's validator makes every read a ReadSpec; a bare path is its shorthand
+            read = given if isinstance(given, ReadSpec) else ReadSpec.model_construct(path=given)
             value = get_path(work, call.segments(read.path))
             if read.where and value is not MISSING:
 

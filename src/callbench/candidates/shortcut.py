@@ -190,6 +190,7 @@ def _value(name: str, schema: dict[str, Any], ev: Evidence) -> Any:
 def _fallback(schema: dict[str, Any]) -> Any:
     if "enum" in schema:
         return schema["enum"][0]
+    kind = schema.get("type")  # JSON Schema also allows a list of types: no default then
     return {"integer": 0, "number": 0, "boolean": True, "array": [], "object": {}}.get(
-        schema.get("type"), ""
+        kind if isinstance(kind, str) else "", ""
     )

@@ -122,7 +122,7 @@ class SprayCandidate:
         if (
             caller
         ):  # the whole latest caller turn (its fragments and any background line) as one text
-            latest = []
+            latest: list[str] = []
             for m in reversed(view.messages):
                 if m.role != "caller":
                     break

@@ -126,7 +126,12 @@ def evidence_values(view: CandidateView) -> dict[str, Any]:
     texts = list(reversed(caller))
     # a pause can split an identifier: each pair of consecutive fragments is also read as one
     texts += [a + b for a, b in zip(caller, caller[1:])]
-    ids, digits, numbers, dates, times, tails = [], [], [], [], [], []
+    ids: list[str] = []
+    digits: list[str] = []
+    numbers: list[Any] = []
+    dates: list[str] = []
+    times: list[str] = []
+    tails: list[str] = []
     for text in texts:
         ids += ID_LIKE.findall(text)
         for run in DIGIT_RUN.findall(text):
@@ -220,7 +225,7 @@ def _uniq(values: list[Any]) -> list[Any]:
     return out
 
 
-def _id_plausibility(token: str) -> tuple[int, int]:
+def _id_plausibility(token: str) -> tuple[int, bool, int]:
     """Identifiers first: letters with digits and a separator, then long digit strings; longer
     before shorter."""
     letters, digits = any(c.isalpha() for c in token), sum(c.isdigit() for c in token)
@@ -342,7 +347,7 @@ def rank(
                 ev["fields"].get("", []),
                 key=lambda p: not stems & set(re.split(r"[_\W]+", p[0].lower())),
             )
-            returned = _uniq([v for _, v in pairs])
+            given_back = _uniq([v for _, v in pairs])
             # what the caller owns (account, customer, member) is said; what the system made is
             # returned
             said_first = any(
@@ -353,7 +358,9 @@ def rank(
                 w[:n] + t for w in words for t in ev["tails"] for n in (len(w), 3, 4) if len(w) >= n
             ]
             guesses = (
-                (heard + returned if said_first else returned + heard) + _uniq(made) + ev["names"]
+                (heard + given_back if said_first else given_back + heard)
+                + _uniq(made)
+                + ev["names"]
             )
             if not any(h in lowered for h in ("id", "number", "code", "ref", "name")):
                 # a free-text or code-like argument (reason, resolution): words the caller used, and

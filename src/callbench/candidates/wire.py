@@ -35,7 +35,7 @@ PROTOCOL = "callbench-agent/1"
 
 
 def view_to_wire(view: CandidateView, session: str) -> dict[str, Any]:
-    messages = []
+    messages: list[dict[str, Any]] = []
     for m in view.messages:
         if m.role == "caller":
             messages.append({"role": "caller", "text": m.text or ""})

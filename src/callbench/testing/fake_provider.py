@@ -106,6 +106,7 @@ class FakeProvider:
     def base_url(self) -> str:
         assert self._server is not None, "start the provider first"
         host, port = self._server.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
         return f"http://{host}:{port}/v1"
 
     def __enter__(self) -> FakeProvider:

@@ -184,7 +184,8 @@ def load_calls(
     report = as_report(report)
     cards_dir = _scorecards_dir(run_dir, report)
     order = {name: i for i, name in enumerate(report.candidates)}
-    calls, problems = [], []
+    calls: list[dict[str, Any]] = []
+    problems: list[str] = []
     for path in sorted((run_dir / "traces").rglob("*.json")):
         call = _call(path, cards_dir, path.relative_to(run_dir / "traces"), problems)
         if call is not None:

@@ -335,7 +335,6 @@ def as_report(report: Report | dict[str, Any]) -> Report:
 
 
 def report_schema() -> dict[str, Any]:
-    """The JSON Schema of report.json."""
-    schema: dict[str, Any] = Report.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    """The JSON Schema of report.json (draft 2020-12), as `callbench schema report` prints it."""
+    schema: dict[str, Any] = Report.model_json_schema(by_alias=True)
     return schema

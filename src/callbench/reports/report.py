@@ -113,7 +113,9 @@ def make_report(
         suite=SuiteRef(id=suite.id, version=suite.manifest.version, sha256=suite.sha256),
         instructions_sha256={aid: a.instructions_sha256 for aid, a in sorted(suite.agents.items())},
         run=RunSettings.model_validate(config.as_dict()),
-        scoring=Scoring(mode=mode, rule=SCORING_NOTE[mode], cutoff=CUTOFF),
+        scoring=Scoring.model_validate(
+            {"mode": mode, "rule": SCORING_NOTE[mode], "cutoff": CUTOFF}
+        ),
         gameability=gameability(candidates),
         caller=RoleInfo.model_validate(caller or {"kind": config.caller, "model": None}),
         candidate_models=candidate_models or {},

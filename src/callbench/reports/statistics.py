@@ -81,7 +81,7 @@ def ranking(candidates: dict[str, CandidateRow]) -> list[str]:
 
 def comparisons(
     by_candidate: dict[str, list[Scorecard]], order: list[str], run_id: str, samples: int = 2000
-) -> list[dict[str, Any]]:
+) -> list[Comparison]:
     """Each ranked candidate against the next: paired on the scenarios both completed."""
     from ..stats.bootstrap import seed_for
     from ..stats.paired import paired_comparison

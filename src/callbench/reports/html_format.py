@@ -9,7 +9,7 @@ import html
 from typing import Any
 from urllib.parse import quote
 
-from .model import Pillar, _Built
+from .model import Pillar, Section
 
 METRICS: tuple[Pillar, ...] = ("overall", "task", "conversation")
 METRIC_COLORS = {"overall": "#1f2933", "task": "#2563eb", "conversation": "#c2410c"}
@@ -50,7 +50,7 @@ def count(value: int | None) -> str:
     return NA if value is None else esc(value)
 
 
-def absent(section: _Built | None, key: str, why: str = "") -> str:
+def absent(section: Section | None, key: str, why: str = "") -> str:
     """'not available' when the report lacks the field; a dash when it has it but there was nothing
     to measure."""
     if section is not None and section.has(key):

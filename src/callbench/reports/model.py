@@ -23,7 +23,7 @@ from ..errors import CallbenchError
 Pillar = Literal["task", "conversation", "overall"]
 
 
-class _Built(BaseModel):
+class Section(BaseModel):
     """A section the report code builds: unknown keys are an error."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -34,67 +34,78 @@ class _Built(BaseModel):
         return name in self.model_fields_set
 
 
-class _Echoed(BaseModel):
+class EchoedSection(BaseModel):
     """A section copied from another layer: the fields read here are typed, others are kept."""
 
     model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
 
-class SuiteRef(_Built):
+class SuiteRef(Section):
     id: str
     version: str | None = None
     sha256: str
 
 
-class RunSettings(_Echoed):
+class RunSettings(EchoedSection):
     """The run configuration as the run recorded it (`RunConfig.as_dict()`)."""
 
-    seed: int | None = None
+    candidates: list[str] | None = None
     repeats: int | None = None
+    seed: int | None = None
     caller: str | None = None
+    scenarios: list[str] | None = None
+    infra_reruns: int | None = None
     judge: str | None = None
     scoring: str | None = None
+    step_timeout_s: float | None = None
+    call_timeout_s: float | None = None
 
 
-class Scoring(_Built):
+class Scoring(Section):
     mode: Literal["guards", "reference"]
     rule: str
     cutoff: float
 
 
-class Gameability(_Built):
+class Gameability(Section):
     figure: float = Field(description="max(shortcut, spray) - noop on the task pillar")
     noop: float
     by: str
     baselines: dict[str, float]
 
 
-class RoleInfo(_Echoed):
-    """The caller or the judge: its kind and model label, settings and prompt hashes as recorded."""
+class CallerInfo(EchoedSection):
+    """The caller: scripted, lines or an LLM, with its model label and settings as recorded."""
 
     kind: str | None = None
     model: str | None = None
 
 
-class CandidateModel(_Echoed):
+class JudgeInfo(EchoedSection):
+    """The judge's model label, settings and prompt hashes as recorded."""
+
+    model: str | None = None
+
+
+class CandidateModel(EchoedSection):
     """The model behind an LLM candidate, as the candidate registry describes it."""
 
     spec: str | None = None
 
 
-class CodeVersion(_Built):
+class CodeVersion(Section):
     package: str
     commit: str | None = Field(None, description="only when run from callbench's own checkout")
     dirty: bool | None = None
 
 
-class Bootstrap(_Built):
+class Bootstrap(Section):
     samples: int
     levels: str
     seeded_by: str
 
 
-class Interval(_Built):
+class Interval(Section):
     estimate: float | None
     low: float | None
     high: float | None
@@ -102,13 +113,13 @@ class Interval(_Built):
     level: float
 
 
-class Intervals(_Built):
+class Intervals(Section):
     task: Interval | None = None
     conversation: Interval | None = None
     overall: Interval | None = None
 
 
-class Completion(_Built):
+class Completion(Section):
     passed: int
     of: int
     rate: float | None
@@ -119,19 +130,19 @@ class CutoffCompletion(Completion):
     rule: str
 
 
-class ExclusionCount(_Built):
+class ExclusionCount(Section):
     count: int
     passes: int
 
 
-class Guards(_Built):
+class Guards(Section):
     kept: int
     broken: int
     untested: int
     calls_with_a_broken_guard: int
 
 
-class UsageRow(_Built):
+class UsageRow(Section):
     """Tokens of one role over every attempt; cost_usd is absent (not null) when no price is
     known."""
 
@@ -151,7 +162,7 @@ class UsageRow(_Built):
         return out
 
 
-class Operational(_Built):
+class Operational(Section):
     tokens: int | None = None
     tokens_per_call: float | None = None
     tokens_per_resolved_call: float | None = None
@@ -164,7 +175,7 @@ class Operational(_Built):
     tool_calls_per_call: float | None = None
 
 
-class ScenarioRow(_Built):
+class ScenarioRow(Section):
     agent: str
     repeats: int
     task: float | None
@@ -174,7 +185,7 @@ class ScenarioRow(_Built):
     end_reasons: list[str]
 
 
-class CandidateRow(_Built):
+class CandidateRow(Section):
     """One candidate's figures (reports/summary.py), its intervals and pass^k."""
 
     attempted: int
@@ -228,7 +239,7 @@ class CandidateRow(_Built):
         return self.overall if self.overall is not None else self.task
 
 
-class Comparison(_Built):
+class Comparison(Section):
     a: str
     b: str
     n: int
@@ -241,7 +252,7 @@ class Comparison(_Built):
     level: float
 
 
-class SliceCell(_Built):
+class SliceCell(Section):
     calls: int
     scored: int | None = None
     scenarios: int
@@ -253,7 +264,7 @@ Slices = dict[str, dict[str, dict[str, SliceCell]]]
 """slice kind (language, tags...) -> candidate -> slice value -> cell"""
 
 
-class StoreCounts(_Echoed):
+class StoreCounts(EchoedSection):
     """The run store's counts when the report was written (runs/runner.py adds them)."""
 
     attempts: int | None = None
@@ -265,7 +276,7 @@ class StoreCounts(_Echoed):
     spent_usd: float | None = None
 
 
-class Report(_Built):
+class Report(Section):
     """report.json. `schema_version` says which fields a writer knew; readers rely on the types."""
 
     schema_version: int
@@ -275,9 +286,9 @@ class Report(_Built):
     run: RunSettings = Field(default_factory=RunSettings)
     scoring: Scoring | None = None
     gameability: Gameability | None = None
-    caller: RoleInfo | None = None
+    caller: CallerInfo | None = None
     candidate_models: dict[str, CandidateModel] | None = None
-    judge: RoleInfo | None = None
+    judge: JudgeInfo | None = None
     graders: list[str] | None = None
     rescored_from: str | None = None
     code: CodeVersion | None = None

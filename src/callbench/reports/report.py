@@ -18,11 +18,12 @@ from ..provenance import code_version
 from ..spec import Suite
 from .model import (
     Bootstrap,
+    CallerInfo,
     CandidateRow,
     CodeVersion,
     Gameability,
+    JudgeInfo,
     Report,
-    RoleInfo,
     RunSettings,
     Scoring,
     SuiteRef,
@@ -117,9 +118,9 @@ def make_report(
             {"mode": mode, "rule": SCORING_NOTE[mode], "cutoff": CUTOFF}
         ),
         gameability=gameability(candidates),
-        caller=RoleInfo.model_validate(caller or {"kind": config.caller, "model": None}),
+        caller=CallerInfo.model_validate(caller or {"kind": config.caller, "model": None}),
         candidate_models=candidate_models or {},
-        judge=RoleInfo.model_validate(judge) if judge else None,
+        judge=JudgeInfo.model_validate(judge) if judge else None,
         graders=sorted({g for c in cards for g in c.graders}),
         rescored_from=rescored_from,
         code=CodeVersion(**code_version()),

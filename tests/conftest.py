@@ -37,3 +37,20 @@ def no_network(monkeypatch):
         return real_connect(self, address)
 
     monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def reports_match_the_model(tmp_path_factory):
+    """Every report a test run writes beside a run.json (report.json, report-<tag>.json) must load
+    as the typed Report: checked once, when the session ends, over the session's temp folders."""
+    yield
+    from callbench.reports.model import Report
+
+    bad = []
+    for path in tmp_path_factory.getbasetemp().rglob("report*.json"):
+        if (path.parent / "run.json").exists():
+            try:
+                Report.model_validate_json(path.read_bytes())
+            except ValueError as exc:  # pydantic's ValidationError
+                bad.append(f"{path}: {exc}")
+    assert not bad, "reports that do not match the Report model:\n" + "\n".join(bad)

@@ -15,7 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
+from callbench.errors import CallbenchError
 from callbench.reports.html import caller_diff, data_block, load_calls, render_html, viewer_data
 from callbench.runs import RunConfig, run_suite
 from callbench.suite_check import load_suite
@@ -331,7 +333,8 @@ def test_full_report_fields_draw_every_plot(browser, run_dir, tmp_path):
 
 
 def test_missing_pieces_never_crash(tmp_path, run_dir):
-    render_html(tmp_path, tmp_path / "empty.html", report={})  # no traces, no candidates
+    bare = {"schema_version": 1, "suite": {"id": "s", "sha256": "0" * 64}, "candidates": {}}
+    render_html(tmp_path, tmp_path / "empty.html", report=bare)  # no traces, no candidates
     assert "No candidates" in (tmp_path / "empty.html").read_text()
     copy = tmp_path / "run"
     shutil.copytree(run_dir, copy)
@@ -339,6 +342,28 @@ def test_missing_pieces_never_crash(tmp_path, run_dir):
     (copy / "scorecards" / "oracle" / "reschedule" / "r0.json").unlink()
     html = render_html(copy, tmp_path / "broken.html").read_text()
     assert "not a readable JSON trace" in html
+
+
+def test_a_report_that_is_not_one_is_refused_before_drawing(tmp_path):
+    with pytest.raises(ValidationError, match="candidates"):
+        render_html(tmp_path, tmp_path / "empty.html", report={"schema_version": 3})
+    (tmp_path / "report.json").write_text('{"schema_version": 3, "suite": {}, "candidates": {}}')
+    with pytest.raises(CallbenchError, match="not a callbench report .* suite.id"):
+        render_html(tmp_path, tmp_path / "bad.html")
+    assert not (tmp_path / "empty.html").exists() and not (tmp_path / "bad.html").exists()
+
+
+def test_a_renderer_bug_raises_instead_of_losing_its_section(tmp_path, run_dir, monkeypatch):
+    """The page used to swallow any exception of a section into a note; a bug must surface."""
+    from callbench.reports import html
+
+    def broken(report):
+        raise ZeroDivisionError("a bug in a table")
+
+    sections = [(sid, t, broken if sid == "slices" else b) for sid, t, b in html.SECTIONS]
+    monkeypatch.setattr(html, "SECTIONS", sections)
+    with pytest.raises(ZeroDivisionError, match="a bug in a table"):
+        render_html(run_dir, tmp_path / "bug.html")
 
 
 def test_data_block_cannot_close_its_block():

@@ -119,6 +119,7 @@ def test_cli_schema_writes_files_for_editors(tmp_path):
     assert res.exit_code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "agent.schema.json",
+        "report.schema.json",
         "scenario.schema.json",
         "suite.schema.json",
         "trace.schema.json",
@@ -131,7 +132,7 @@ def test_cli_schema_prints_json_schema():
     assert "caller" in schema["properties"] and "expected_actions" in schema["properties"]
     assert CliRunner().invoke(app, ["schema", "nope"]).exit_code == 2
     every = json.loads(CliRunner().invoke(app, ["schema"]).output)
-    assert set(every) == {"suite", "agent", "scenario", "trace"}
+    assert set(every) == {"suite", "agent", "scenario", "trace", "report"}
 
 
 def test_help_does_not_import_heavy_modules():

@@ -15,7 +15,7 @@ app = typer.Typer(
     help="Evaluate phone and voice agents on whole simulated calls.",
 )
 
-SCHEMA_KINDS = ("suite", "agent", "scenario", "trace")
+SCHEMA_KINDS = ("suite", "agent", "scenario", "trace", "report")
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -600,15 +600,20 @@ def schema(
         None, "--out", help="write <kind>.schema.json files into this folder instead"
     ),
 ) -> None:
-    """Print the JSON Schema of each file kind, for editor autocompletion."""
+    """Print the JSON Schema of each file kind, for editor autocompletion and for checking a
+    report.json."""
+    from pydantic import BaseModel
+
     from .call import Trace
+    from .reports.model import Report
     from .spec import AgentDefinition, Scenario, SuiteManifest
 
-    models = {
+    models: dict[str, type[BaseModel]] = {
         "suite": SuiteManifest,
         "agent": AgentDefinition,
         "scenario": Scenario,
         "trace": Trace,
+        "report": Report,
     }
     if kind is not None and kind not in models:
         _fail(f"unknown kind '{kind}' (one of: {', '.join(SCHEMA_KINDS)})")

@@ -8,20 +8,42 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CallbenchError
+from .model import Report, load_report
 
 
-def _from_report(
-    report: dict[str, Any], candidate: str | None
-) -> tuple[str, dict[str, list[float]]]:
-    names = list(report["candidates"])
+def _from_report(report: Report, candidate: str | None) -> tuple[str, dict[str, list[float]]]:
+    names = list(report.candidates)
     name = candidate or (names[0] if len(names) == 1 else None)
-    if name is None or name not in report["candidates"]:
+    if name is None or name not in report.candidates:
         raise CallbenchError(f"name one of the report's candidates: {', '.join(names)}")
-    rows = report["candidates"][name]["per_scenario"]
-    pillar = "overall" if all(r.get("overall") is not None for r in rows.values()) else "task"
-    return name, {
-        f"{r['agent']}/{sid}": [r[pillar]] for sid, r in rows.items() if r.get(pillar) is not None
-    }
+    rows = report.candidates[name].per_scenario
+    overall = all(r.overall is not None for r in rows.values())
+    series = {}
+    for sid, r in rows.items():
+        value = r.overall if overall else r.task
+        if value is not None:
+            series[f"{r.agent}/{sid}"] = [value]
+    return name, series
+
+
+def _from_run(path: Path, a: str, b: str) -> dict[str, dict[str, list[float]]]:
+    """Per call, from the run's scorecards: overall where measured, else task."""
+    from ..grading import Scorecard
+    from ..runs.runner import candidate_folder
+
+    series = {}
+    for name in (a, b):
+        folder = path / "scorecards" / candidate_folder(name)
+        if not folder.is_dir():
+            raise CallbenchError(f"{path}: no scorecards for candidate '{name}'")
+        data: dict[str, list[float]] = {}
+        for file in sorted(folder.rglob("*.json")):
+            card = Scorecard.model_validate_json(file.read_text(encoding="utf-8"))
+            value = card.overall if card.overall is not None else card.task.score
+            if card.outcome == "completed" and value is not None:
+                data.setdefault(f"{card.agent_id}/{card.scenario_id}", []).append(value)
+        series[name] = data
+    return series
 
 
 def compare(
@@ -37,22 +59,8 @@ def compare(
     if path.is_dir():
         if third is None:
             raise CallbenchError("compare RUN CANDIDATE_A CANDIDATE_B")
-        from ..grading import Scorecard
-        from ..runs.runner import candidate_folder
-
-        series = {}
-        for name in (second, third):
-            folder = path / "scorecards" / candidate_folder(name)
-            if not folder.is_dir():
-                raise CallbenchError(f"{path}: no scorecards for candidate '{name}'")
-            data: dict[str, list[float]] = {}
-            for file in sorted(folder.rglob("*.json")):
-                card = Scorecard.model_validate_json(file.read_text(encoding="utf-8"))
-                value = card.overall if card.overall is not None else card.task.score
-                if card.outcome == "completed" and value is not None:
-                    data.setdefault(f"{card.agent_id}/{card.scenario_id}", []).append(value)
-            series[name] = data
         a, b = second, third
+        series = _from_run(path, a, b)
         run_id = (
             json.loads((path / "run.json").read_text()).get("run_id", path.name)
             if (path / "run.json").exists()
@@ -62,21 +70,17 @@ def compare(
         reports = []
         for spec in (first, second):
             file, _, cand = str(spec).partition("::")
-            try:
-                reports.append((json.loads(Path(file).read_text(encoding="utf-8")), cand or None))
-            except (OSError, json.JSONDecodeError):
-                raise CallbenchError(f"{file}: not a readable report") from None
+            reports.append((load_report(file), cand or None))
         (a, da), (b, db) = _from_report(*reports[0]), _from_report(*reports[1])
-        if reports[0][0]["suite"]["sha256"] != reports[1][0]["suite"]["sha256"]:
+        if reports[0][0].suite.sha256 != reports[1][0].suite.sha256:
             raise CallbenchError(
                 "the two reports were made on different suites (sha256 differs); a paired "
                 "comparison needs the same scenarios"
             )
-        series = {a: da, b: db}
-        run_id = f"{reports[0][0].get('run_id')}|{reports[1][0].get('run_id')}"
+        run_id = f"{reports[0][0].run_id}|{reports[1][0].run_id}"
         if a == b:
             a, b = f"{a} (1)", f"{b} (2)"
-            series = {a: da, b: db}
+        series = {a: da, b: db}
     result = paired_comparison(
         series[a], series[b], samples=samples, seed=seed_for(run_id, "compare", a, b)
     )

@@ -13,10 +13,12 @@ import csv
 import hashlib
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import CallbenchError
+from .model import CandidateRow, Report, load_report
 
 COLUMNS = (
     "rank",
@@ -43,7 +45,7 @@ class LeaderboardError(CallbenchError):
     pass
 
 
-def find_reports(paths: list[str | Path]) -> list[Path]:
+def find_reports(paths: Sequence[str | Path]) -> list[Path]:
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -60,12 +62,11 @@ def find_reports(paths: list[str | Path]) -> list[Path]:
     return sorted(set(found))
 
 
-def verify_manifest(path: Path, report: dict[str, Any]) -> dict[str, int]:
+def verify_manifest(path: Path, report: Report) -> dict[str, int]:
     """Every listed artifact that is present must match its hash; absent ones are counted (published
-    reports
-    may travel without their traces), a changed one is an error."""
+    reports may travel without their traces), a changed one is an error."""
     checked = missing = 0
-    for rel, digest in sorted(report.get("manifest", {}).items()):
+    for rel, digest in sorted(report.manifest.items()):
         file = path.parent / rel
         if not file.exists():
             missing += 1
@@ -78,35 +79,32 @@ def verify_manifest(path: Path, report: dict[str, Any]) -> dict[str, int]:
     return {"checked": checked, "missing": missing}
 
 
-def _identity(report: dict[str, Any]) -> dict[str, Any]:
+def _identity(report: Report) -> dict[str, str | None]:
+    """What must be equal for two reports to be ranked together; a report from before the scoring
+    modes used the reference formula."""
+    caller = report.caller
     return {
-        "suite": report.get("suite", {}).get("sha256"),
-        "caller": (report.get("caller") or {}).get("model")
-        or (report.get("caller") or {}).get("kind"),
-        "judge": (report.get("judge") or {}).get("model"),
-        "scoring": (report.get("scoring") or {}).get("mode", "reference"),
+        "suite": report.suite.sha256,
+        "caller": (caller.model or caller.kind) if caller else None,
+        "judge": report.judge.model if report.judge else None,
+        "scoring": report.scoring.mode if report.scoring else "reference",
     }
 
 
-def build_leaderboard(
-    paths: list[str | Path], out_dir: str | Path, force: bool = False
-) -> dict[str, Any]:
-    reports = []
-    for path in find_reports(paths):
-        try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise LeaderboardError(
-                f"{path}: not a readable report ({exc.__class__.__name__})"
-            ) from None
-        if "candidates" not in report or "suite" not in report:
-            raise LeaderboardError(f"{path}: not a callbench report (no 'candidates' or 'suite')")
-        reports.append((path, report, verify_manifest(path, report)))
-    identities = {json.dumps(_identity(r), sort_keys=True) for _, r, _ in reports}
-    mixed = []
+def _load(path: Path) -> Report:
+    try:
+        return load_report(path)
+    except CallbenchError as exc:
+        raise LeaderboardError(str(exc)) from None
+
+
+def _mixed(reports: list[Report], force: bool) -> tuple[list[str], set[str]]:
+    """What differs between the reports' identities; an error unless forced."""
+    identities = {json.dumps(_identity(r), sort_keys=True) for r in reports}
+    mixed: list[str] = []
     if len(identities) > 1:
         for key in ("suite", "caller", "judge", "scoring"):
-            values = sorted({str(_identity(r)[key]) for _, r, _ in reports})
+            values = sorted({str(_identity(r)[key]) for r in reports})
             if len(values) > 1:
                 mixed.append(f"{key} differs: {', '.join(values)}")
         if not force:
@@ -115,29 +113,34 @@ def build_leaderboard(
                 + "; ".join(mixed)
                 + " (use --force to rank them anyway; the output will be marked)"
             )
-    ranked, unmeasured = [], []
-    for _, report, _ in reports:
-        for name, row in sorted(report["candidates"].items()):
-            entry = _row(name, row, report)
-            (ranked if row.get("measured") else unmeasured).append(entry)
-    ranked.sort(
-        key=lambda e: (
-            -(
-                e["overall"]
-                if e["overall"] is not None
-                else (e["task"] if e["task"] is not None else -1)
-            ),
-            e["candidate"],
-            e["run_id"],
-        )
-    )
+    return mixed, identities
+
+
+def _sort_key(entry: dict[str, Any]) -> tuple[float, str, str]:
+    score = entry["overall"] if entry["overall"] is not None else entry["task"]
+    return (-(score if score is not None else -1), entry["candidate"], entry["run_id"] or "")
+
+
+def build_leaderboard(
+    paths: Sequence[str | Path], out_dir: str | Path, force: bool = False
+) -> dict[str, Any]:
+    loaded = [(path, _load(path)) for path in find_reports(paths)]
+    checks = [verify_manifest(path, report) for path, report in loaded]
+    reports = [report for _, report in loaded]
+    mixed, identities = _mixed(reports, force)
+    ranked: list[dict[str, Any]] = []
+    unmeasured: list[dict[str, Any]] = []
+    for report in reports:
+        for name, row in sorted(report.candidates.items()):
+            (ranked if row.measured else unmeasured).append(_row(name, row, report))
+    ranked.sort(key=_sort_key)
     for i, entry in enumerate(ranked, 1):
         entry["rank"] = i
     board = {
         "schema_version": 1,
         "mixed": mixed,
         "identity": [json.loads(i) for i in sorted(identities)],
-        "reports": [{"run_id": r.get("run_id"), "manifest": v} for _, r, v in reports],
+        "reports": [{"run_id": r.run_id, "manifest": v} for r, v in zip(reports, checks)],
         "ranked": ranked,
         "unmeasured": [
             {
@@ -159,30 +162,28 @@ def build_leaderboard(
     return board
 
 
-def _row(name: str, row: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]:
-    iv = row.get("intervals", {})
-    comp = row.get("completion", {})
-    op = row.get("operational", {})
-    wilson = comp.get("wilson") or [None, None]
+def _row(name: str, row: CandidateRow, report: Report) -> dict[str, Any]:
+    overall, task = row.interval("overall"), row.interval("task")
+    comp, op = row.completion, row.operational
     return {
         "rank": None,
         "candidate": name,
-        "run_id": report.get("run_id"),
-        "overall": row.get("overall"),
-        "overall_low": iv.get("overall", {}).get("low"),
-        "overall_high": iv.get("overall", {}).get("high"),
-        "task": row.get("task"),
-        "task_low": iv.get("task", {}).get("low"),
-        "task_high": iv.get("task", {}).get("high"),
-        "conversation": row.get("conversation"),
-        "completion_rate": comp.get("rate"),
-        "completion_low": wilson[0],
-        "completion_high": wilson[1],
-        "cutoff_rate": (row.get("completion_at_cutoff") or {}).get("rate"),
-        "coverage": row.get("coverage"),
-        "tokens_per_resolved_call": op.get("tokens_per_resolved_call"),
-        "cost_per_resolved_call": op.get("cost_per_resolved_call"),
-        "cause": row.get("unmeasured_cause"),
+        "run_id": report.run_id,
+        "overall": row.overall,
+        "overall_low": overall.low if overall else None,
+        "overall_high": overall.high if overall else None,
+        "task": row.task,
+        "task_low": task.low if task else None,
+        "task_high": task.high if task else None,
+        "conversation": row.conversation,
+        "completion_rate": comp.rate if comp else None,
+        "completion_low": comp.wilson[0] if comp else None,
+        "completion_high": comp.wilson[1] if comp else None,
+        "cutoff_rate": row.completion_at_cutoff.rate if row.completion_at_cutoff else None,
+        "coverage": row.coverage,
+        "tokens_per_resolved_call": op.tokens_per_resolved_call if op else None,
+        "cost_per_resolved_call": op.cost_per_resolved_call if op else None,
+        "cause": row.unmeasured_cause,
     }
 
 

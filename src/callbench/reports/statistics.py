@@ -9,6 +9,8 @@ from collections import defaultdict
 from typing import Any
 
 from ..grading import Scorecard
+from ..spec import Suite
+from .model import CandidateRow, Comparison, Interval, Intervals, SliceCell, Slices
 
 PILLARS = ("task", "conversation", "overall")
 
@@ -28,15 +30,19 @@ def nested(cards: list[Scorecard], pillar: str) -> dict[str, dict[str, list[floa
 
 def intervals(
     cards: list[Scorecard], run_id: str, candidate: str, samples: int = 2000
-) -> dict[str, Any]:
+) -> Intervals:
     from ..stats.bootstrap import hierarchical_bootstrap, seed_for
 
-    return {
-        p: hierarchical_bootstrap(
-            nested(cards, p), samples=samples, seed=seed_for(run_id, candidate, p)
-        ).as_dict()
-        for p in PILLARS
-    }
+    return Intervals(
+        **{
+            p: Interval(
+                **hierarchical_bootstrap(
+                    nested(cards, p), samples=samples, seed=seed_for(run_id, candidate, p)
+                ).as_dict()
+            )
+            for p in PILLARS
+        }
+    )
 
 
 def pass_hat(cards: list[Scorecard]) -> dict[str, float | None]:
@@ -62,21 +68,20 @@ def pass_hat(cards: list[Scorecard]) -> dict[str, float | None]:
     return out
 
 
-def ranking(candidates: dict[str, dict[str, Any]]) -> list[str]:
+def ranking(candidates: dict[str, CandidateRow]) -> list[str]:
     """Measured candidates by overall score (task when no overall exists); unmeasured ones are not
     ranked."""
 
-    def key(name: str) -> tuple:
-        row = candidates[name]
-        score = row["overall"] if row["overall"] is not None else row["task"]
+    def key(name: str) -> tuple[float, str]:
+        score = candidates[name].headline()
         return (-(score if score is not None else -1.0), name)
 
-    return sorted((n for n, r in candidates.items() if r["measured"]), key=key)
+    return sorted((n for n, r in candidates.items() if r.measured), key=key)
 
 
 def comparisons(
     by_candidate: dict[str, list[Scorecard]], order: list[str], run_id: str, samples: int = 2000
-) -> list[dict[str, Any]]:
+) -> list[Comparison]:
     """Each ranked candidate against the next: paired on the scenarios both completed."""
     from ..stats.bootstrap import seed_for
     from ..stats.paired import paired_comparison
@@ -94,7 +99,7 @@ def comparisons(
                 out[f"{c.agent_id}/{c.scenario_id}"].append(v)
         return dict(out)
 
-    rows = []
+    rows: list[Comparison] = []
     for a, b in zip(order, order[1:]):
         result = paired_comparison(
             per_scenario(by_candidate[a]),
@@ -102,11 +107,11 @@ def comparisons(
             samples=samples,
             seed=seed_for(run_id, "paired", a, b),
         )
-        rows.append({"a": a, "b": b, **result.as_dict()})
+        rows.append(Comparison(a=a, b=b, **result.as_dict()))
     return rows
 
 
-def slice_rows(cards: list[Scorecard], suite) -> list[dict[str, Any]]:
+def slice_rows(cards: list[Scorecard], suite: Suite) -> list[dict[str, Any]]:
     rows = []
     for c in cards:
         if c.outcome != "completed":
@@ -131,11 +136,17 @@ def slice_rows(cards: list[Scorecard], suite) -> list[dict[str, Any]]:
     return rows
 
 
-def slices(cards: list[Scorecard], suite) -> dict[str, Any]:
+def slices(cards: list[Scorecard], suite: Suite) -> Slices:
     from ..stats.slices import slice_scores
 
     rows = slice_rows(cards, suite)
     kinds = ("language", "difficulty", "tags", "persona") + (
         ("background",) if any(r["background"] for r in rows) else ()
     )
-    return {by: slice_scores(rows, by) for by in kinds}
+    return {
+        by: {
+            cand: {value: SliceCell(**cell) for value, cell in cells.items()}
+            for cand, cells in slice_scores(rows, by).items()
+        }
+        for by in kinds
+    }

@@ -10,10 +10,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 from statistics import fmean
-from typing import Any
 
 from ..grading import Scorecard
 from ..pricing import tokens_cost
+from .model import (
+    CandidateRow,
+    Completion,
+    CutoffCompletion,
+    ExclusionCount,
+    Guards,
+    Operational,
+    ScenarioRow,
+    UsageRow,
+)
 
 COVERAGE_FLOOR = 0.9
 
@@ -47,182 +56,200 @@ def diagnostic_means(cards: list[Scorecard]) -> dict[str, float | None]:
     from ..grading.diagnostics import DIAGNOSTICS
 
     return {
-        name: _mean([c.diagnostics[name] for c in cards if c.diagnostics.get(name) is not None])
+        name: _mean([v for c in cards if (v := c.diagnostics.get(name)) is not None])
         for name in DIAGNOSTICS
     }
 
 
 def usage_summary(
     cards: list[Scorecard], prices: dict[str, dict[str, float]] | None
-) -> dict[str, Any]:
+) -> dict[str, UsageRow]:
     """Tokens by role over every attempt (excluded ones too: they were spent), and cost where a
     price is known."""
-    roles: dict[str, dict[str, Any]] = {}
+    roles: dict[str, UsageRow] = {}
     for card in cards:
         for role, u in card.usage.items():
             row = roles.setdefault(
                 role,
-                {
-                    "model": card.models.get(role),
-                    "calls": 0,
-                    "prompt_tokens": 0,
-                    "completion_tokens": 0,
-                    "cached_tokens": 0,
-                    "retries": 0,
-                },
+                UsageRow(
+                    model=card.models.get(role),
+                    calls=0,
+                    prompt_tokens=0,
+                    completion_tokens=0,
+                    cached_tokens=0,
+                    retries=0,
+                ),
             )
-            row["calls"] += u.calls
-            row["prompt_tokens"] += u.prompt_tokens
-            row["completion_tokens"] += u.completion_tokens
-            row["cached_tokens"] += u.cached_tokens
-            row["retries"] += u.retries
+            row.calls += u.calls
+            row.prompt_tokens += u.prompt_tokens
+            row.completion_tokens += u.completion_tokens
+            row.cached_tokens = (row.cached_tokens or 0) + u.cached_tokens
+            row.retries = (row.retries or 0) + u.retries
     for row in roles.values():
         cost = tokens_cost(
-            (prices or {}).get(row["model"] or ""),
-            row["prompt_tokens"],
-            row["cached_tokens"],
-            row["completion_tokens"],
+            (prices or {}).get(row.model or ""),
+            row.prompt_tokens,
+            row.cached_tokens or 0,
+            row.completion_tokens,
         )
         if cost is not None:
-            row["cost_usd"] = round(cost, 6)
+            row.cost_usd = round(cost, 6)
     return roles
 
 
-def operational(cards: list[Scorecard], usage: dict[str, Any], passed: int) -> dict[str, Any]:
+def operational(cards: list[Scorecard], usage: dict[str, UsageRow], passed: int) -> Operational:
     """What it costs to resolve a call: the denominator is calls actually resolved, so failures are
     charged."""
-    tokens = sum(r["prompt_tokens"] + r["completion_tokens"] for r in usage.values())
-    costs = [r["cost_usd"] for r in usage.values() if "cost_usd" in r]
+    tokens = sum(r.prompt_tokens + r.completion_tokens for r in usage.values())
+    costs = [r.cost_usd for r in usage.values() if r.cost_usd is not None]
     cost = round(sum(costs), 6) if costs else None
     latencies = [x for c in cards for x in c.candidate_latency_s]
+    return Operational(
+        tokens=tokens,
+        tokens_per_call=round(tokens / len(cards), 2) if cards else None,
+        tokens_per_resolved_call=round(tokens / passed, 2) if passed else None,
+        cost_usd=cost,
+        cost_per_call=round(cost / len(cards), 6) if cost is not None and cards else None,
+        cost_per_resolved_call=round(cost / passed, 6) if cost is not None and passed else None,
+        latency_p50_s=_percentile(latencies, 50),
+        latency_p90_s=_percentile(latencies, 90),
+        latency_p99_s=_percentile(latencies, 99),
+        tool_calls_per_call=round(fmean([c.tool_calls for c in cards]), 3) if cards else None,
+    )
+
+
+def _scenario_rows(completed: list[Scorecard]) -> dict[str, ScenarioRow]:
+    """Each scenario's repeats averaged, pillar by pillar, over its completed calls."""
+    by_scenario: dict[str, list[Scorecard]] = defaultdict(list)
+    for c in completed:
+        by_scenario[c.scenario_id].append(c)
     return {
-        "tokens": tokens,
-        "tokens_per_call": round(tokens / len(cards), 2) if cards else None,
-        "tokens_per_resolved_call": round(tokens / passed, 2) if passed else None,
-        "cost_usd": cost,
-        "cost_per_call": round(cost / len(cards), 6) if cost is not None and cards else None,
-        "cost_per_resolved_call": round(cost / passed, 6) if cost is not None and passed else None,
-        "latency_p50_s": _percentile(latencies, 50),
-        "latency_p90_s": _percentile(latencies, 90),
-        "latency_p99_s": _percentile(latencies, 99),
-        "tool_calls_per_call": round(fmean([c.tool_calls for c in cards]), 3) if cards else None,
+        sid: ScenarioRow(
+            agent=group[0].agent_id,
+            repeats=len(group),
+            task=_mean([c.task.score for c in group if c.task.score is not None]),
+            conversation=_mean(
+                [c.conversation.score for c in group if c.conversation.score is not None]
+            ),
+            overall=_mean([c.overall for c in group if c.overall is not None]),
+            passed_repeats=sum(c.deterministic_passed for c in group),
+            end_reasons=sorted({c.end_reason or "none" for c in group}),
+        )
+        for sid, group in sorted(by_scenario.items())
     }
+
+
+def _exclusions(cards: list[Scorecard]) -> tuple[dict[str, int], dict[str, ExclusionCount]]:
+    """Excluded calls by failure type, and by class with how many of them passed anyway."""
+    excluded: dict[str, int] = defaultdict(int)
+    classes: dict[str, ExclusionCount] = {}
+    for c in cards:
+        if c.outcome == "excluded":
+            excluded[c.failure.kind if c.failure else (c.end_reason or "unknown")] += 1
+            row = classes.setdefault(exclusion_class(c), ExclusionCount(count=0, passes=0))
+            row.count += 1
+            row.passes += int(c.completed_call)
+    return dict(excluded), classes
+
+
+def _completion(passed: int, of: int) -> Completion:
+    from ..stats.intervals import wilson_interval
+
+    lo, hi = wilson_interval(passed, of)
+    return Completion(
+        passed=passed,
+        of=of,
+        rate=round(passed / of, 4) if of else None,
+        wilson=(round(lo, 4), round(hi, 4)),
+    )
+
+
+def _repeat_figures(
+    completed: list[Scorecard], rows: dict[str, ScenarioRow]
+) -> tuple[float | None, list[str], list[float]]:
+    """Flake rate over scenarios run more than once, the flaky ones, and completion per repeat."""
+    flaky = [sid for sid, r in rows.items() if r.repeats > 1 and 0 < r.passed_repeats < r.repeats]
+    multi = [sid for sid, r in rows.items() if r.repeats > 1]
+    per_repeat: dict[int, list[bool]] = defaultdict(list)
+    for c in completed:
+        per_repeat[c.repeat].append(c.deterministic_passed)
+    rates = [round(sum(v) / len(v), 4) for _, v in sorted(per_repeat.items())]
+    return (round(len(flaky) / len(multi), 4) if multi else None), flaky, rates
+
+
+def _unmeasured_cause(coverage: float, excluded: dict[str, int]) -> str | None:
+    if coverage >= COVERAGE_FLOOR:
+        return None
+    return (
+        f"coverage {coverage:.0%} is below the {COVERAGE_FLOOR:.0%} floor; excluded: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(excluded.items()))
+    )
+
+
+def _pillar_mean(values: list[float | None]) -> float | None:
+    return _mean([v for v in values if v is not None])
 
 
 def candidate_summary(
     cards: list[Scorecard], prices: dict[str, dict[str, float]] | None = None
-) -> dict[str, Any]:
-    from ..stats.intervals import wilson_interval
-
+) -> CandidateRow:
+    """One candidate's row of report.json (without its intervals and pass^k, which need the run
+    id)."""
     completed = [c for c in cards if c.outcome == "completed"]
-    by_scenario: dict[str, list[Scorecard]] = defaultdict(list)
-    for c in completed:
-        by_scenario[c.scenario_id].append(c)
-    scenario_rows = {}
-    for sid, group in sorted(by_scenario.items()):
-        scenario_rows[sid] = {
-            "agent": group[0].agent_id,
-            "repeats": len(group),
-            "task": _mean([c.task.score for c in group if c.task.score is not None]),
-            "conversation": _mean(
-                [c.conversation.score for c in group if c.conversation.score is not None]
-            ),
-            "overall": _mean([c.overall for c in group if c.overall is not None]),
-            "passed_repeats": sum(c.deterministic_passed for c in group),
-            "end_reasons": sorted({c.end_reason or "none" for c in group}),
-        }
+    rows = _scenario_rows(completed)
     coverage = len(completed) / len(cards) if cards else 0.0
-    excluded: dict[str, int] = defaultdict(int)
-    exclusions: dict[str, dict[str, int]] = {}
-    for c in cards:
-        if c.outcome == "excluded":
-            excluded[c.failure.kind if c.failure else (c.end_reason or "unknown")] += 1
-            row = exclusions.setdefault(exclusion_class(c), {"count": 0, "passes": 0})
-            row["count"] += 1
-            row["passes"] += int(c.completed_call)
+    excluded, exclusions = _exclusions(cards)
     passed = sum(c.deterministic_passed for c in completed)
-    at_cutoff = sum(c.cutoff_passed for c in completed)
-    cut_lo, cut_hi = wilson_interval(at_cutoff, len(completed))
-    flaky = [
-        sid
-        for sid, r in scenario_rows.items()
-        if r["repeats"] > 1 and 0 < r["passed_repeats"] < r["repeats"]
-    ]
-    multi = [sid for sid, r in scenario_rows.items() if r["repeats"] > 1]
-    per_repeat: dict[int, list[bool]] = defaultdict(list)
-    for c in completed:
-        per_repeat[c.repeat].append(c.deterministic_passed)
-    repeat_rates = [sum(v) / len(v) for _, v in sorted(per_repeat.items())]
+    flake_rate, flaky, by_repeat = _repeat_figures(completed, rows)
     usage = usage_summary(cards, prices)
-    lo, hi = wilson_interval(passed, len(completed))
-    measured = coverage >= COVERAGE_FLOOR
-    return {
-        "attempted": len(cards),
-        "completed": len(completed),
-        "excluded": dict(excluded),
-        "exclusions": exclusions,
-        "coverage": round(coverage, 4),
-        "measured": measured,
-        "unmeasured_cause": None
-        if measured
-        else (
-            f"coverage {coverage:.0%} is below the {COVERAGE_FLOOR:.0%} floor; excluded: "
-            + ", ".join(f"{k} {v}" for k, v in sorted(excluded.items()))
-        ),
-        "task": _mean([r["task"] for r in scenario_rows.values() if r["task"] is not None]),
-        "conversation": _mean(
-            [r["conversation"] for r in scenario_rows.values() if r["conversation"] is not None]
-        ),
-        "overall": _mean(
-            [r["overall"] for r in scenario_rows.values() if r["overall"] is not None]
-        ),
-        "pillars_complete": bool(completed)
+    return CandidateRow(
+        attempted=len(cards),
+        completed=len(completed),
+        excluded=excluded,
+        exclusions=exclusions,
+        coverage=round(coverage, 4),
+        measured=coverage >= COVERAGE_FLOOR,
+        unmeasured_cause=_unmeasured_cause(coverage, excluded),
+        task=_pillar_mean([r.task for r in rows.values()]),
+        conversation=_pillar_mean([r.conversation for r in rows.values()]),
+        overall=_pillar_mean([r.overall for r in rows.values()]),
+        pillars_complete=bool(completed)
         and all(
             c.task.unmeasured_items == 0 and c.conversation.unmeasured_items == 0 for c in completed
         ),
-        "diagnostics": diagnostic_means(completed),
-        "judge_failures": sum(
+        diagnostics=diagnostic_means(completed),
+        judge_failures=sum(
             1 for c in cards if c.failure is not None and c.failure.kind == "JudgeFailure"
         ),
-        "task_points": sum(c.task.points for c in completed),
-        "task_max_points": sum(c.task.max_points for c in completed),
-        "unmeasured_items": sum(
+        task_points=sum(c.task.points for c in completed),
+        task_max_points=sum(c.task.max_points for c in completed),
+        unmeasured_items=sum(
             c.task.unmeasured_items + c.conversation.unmeasured_items for c in completed
         ),
-        "calls_passed": passed,
-        "completion": {
-            "passed": passed,
-            "of": len(completed),
-            "rate": round(passed / len(completed), 4) if completed else None,
-            "wilson": [round(lo, 4), round(hi, 4)],
-        },
-        "completion_at_cutoff": {
-            "passed": at_cutoff,
-            "of": len(completed),
-            "rate": round(at_cutoff / len(completed), 4) if completed else None,
-            "wilson": [round(cut_lo, 4), round(cut_hi, 4)],
-            "rule": "task pillar >= the provisional cutoff and no guard broken",
-        },
-        "guards": {
-            "kept": sum(len(c.guards.kept) for c in completed),
-            "broken": sum(len(c.guards.broken) for c in completed),
-            "untested": sum(len(c.guards.untested) for c in completed),
-            "calls_with_a_broken_guard": sum(1 for c in completed if c.guards.broken),
-        },
-        "flake_rate": round(len(flaky) / len(multi), 4) if multi else None,
-        "flaky_scenarios": flaky,
-        "completion_by_repeat": [round(r, 4) for r in repeat_rates],
-        "caller_satisfied_but_failed": sum(
+        calls_passed=passed,
+        completion=_completion(passed, len(completed)),
+        completion_at_cutoff=CutoffCompletion(
+            **_completion(sum(c.cutoff_passed for c in completed), len(completed)).model_dump(),
+            rule="task pillar >= the provisional cutoff and no guard broken",
+        ),
+        guards=Guards(
+            kept=sum(len(c.guards.kept) for c in completed),
+            broken=sum(len(c.guards.broken) for c in completed),
+            untested=sum(len(c.guards.untested) for c in completed),
+            calls_with_a_broken_guard=sum(1 for c in completed if c.guards.broken),
+        ),
+        flake_rate=flake_rate,
+        flaky_scenarios=flaky,
+        completion_by_repeat=by_repeat,
+        caller_satisfied_but_failed=sum(
             1 for c in completed if c.caller_satisfied and not c.deterministic_passed
         ),
-        "caller_satisfied": sum(1 for c in completed if c.caller_satisfied),
-        "model_errors": sum(1 for c in completed if c.failure is not None),
-        "reruns": sum(c.reruns for c in cards),
-        "usage": usage,
-        "operational": operational(cards, usage, passed),
-        "scenarios": len(scenario_rows),
-        "scenarios_passed": sum(
-            1 for r in scenario_rows.values() if r["passed_repeats"] == r["repeats"]
-        ),
-        "per_scenario": scenario_rows,
-    }
+        caller_satisfied=sum(1 for c in completed if c.caller_satisfied),
+        model_errors=sum(1 for c in completed if c.failure is not None),
+        reruns=sum(c.reruns for c in cards),
+        usage=usage,
+        operational=operational(cards, usage, passed),
+        scenarios=len(rows),
+        scenarios_passed=sum(1 for r in rows.values() if r.passed_repeats == r.repeats),
+        per_scenario=rows,
+    )

@@ -38,7 +38,7 @@ def compare(
         if third is None:
             raise CallbenchError("compare RUN CANDIDATE_A CANDIDATE_B")
         from ..grading import Scorecard
-        from ..runs.runner import candidate_folder
+        from ..layout import candidate_folder
 
         series = {}
         for name in (second, third):

@@ -12,16 +12,15 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-try:
+if sys.platform != "win32":
     import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None
 
 from ..errors import CallbenchError
 
@@ -88,8 +87,8 @@ def run_lock(folder: Path) -> Iterator[None]:
 
 
 def _lock(fd: int, folder: Path) -> None:
-    if fcntl is None:  # pragma: no cover - Windows
-        import msvcrt
+    if sys.platform == "win32":  # pragma: no cover - Windows
+        import msvcrt  # Windows only
 
         try:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
@@ -114,6 +113,9 @@ def _lock(fd: int, folder: Path) -> None:
 
 
 class RunStore:
+    db: sqlite3.Connection
+    """set once the store is open (absent while it opens: nothing for `_saving` to roll back)"""
+
     def __init__(self, path: str | Path, *, create: bool = True):
         """`create=False`: open an existing store only (resume), never leave an empty one behind."""
         self.path = Path(path)
@@ -121,7 +123,6 @@ class RunStore:
             raise StoreError(
                 f"{self.path.parent}: no run store to resume (run.sqlite missing or empty)"
             )
-        self.db = None
         with self._saving():
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -140,16 +141,18 @@ class RunStore:
         except (
             sqlite3.OperationalError
         ) as exc:  # not IntegrityError and the like: those are harness bugs
-            if self.db is not None and self.db.in_transaction:
+            db = getattr(self, "db", None)
+            if db is not None and db.in_transaction:
                 try:
-                    self.db.rollback()
+                    db.rollback()
                 except sqlite3.Error:
                     pass
             raise unwritable(self.path.parent, exc) from None
 
     def close(self) -> None:
-        if self.db is not None:
-            self.db.close()
+        db = getattr(self, "db", None)
+        if db is not None:
+            db.close()
 
     # --- meta -------------------------------------------------------------------------------
     def get_meta(self, key: str) -> Any:

@@ -122,3 +122,40 @@ def test_pending_back_arrows_are_still_there():
     """When a pending back-arrow is gone, drop it from PENDING, so it cannot come back unseen."""
     found = {(s, d) for s, d, _, _ in edges()}
     assert PENDING <= found, f"no longer found, remove from PENDING: {PENDING - found}"
+
+
+def _calls(name: str) -> list[str]:
+    """Where, in runs/, a function of that name is called: file::innermost enclosing function."""
+    sites = set()
+
+    class Visitor(ast.NodeVisitor):
+        def __init__(self, file: str):
+            self.file, self.stack = file, ["<module>"]
+
+        def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+            self.stack.append(node.name)
+            self.generic_visit(node)
+            self.stack.pop()
+
+        visit_AsyncFunctionDef = visit_FunctionDef
+
+        def visit_Call(self, node: ast.Call) -> None:
+            if isinstance(node.func, ast.Name) and node.func.id == name:
+                sites.add(f"{self.file}::{self.stack[-1]}")
+            self.generic_visit(node)
+
+    for path in sorted((ROOT / "runs").glob("*.py")):
+        Visitor(path.name).visit(ast.parse(path.read_text(encoding="utf-8")))
+    return sorted(sites)
+
+
+def test_one_attempt_is_played_and_scored_in_one_place():
+    """Every executor (this process, worker processes, Ray tasks) goes through `play_and_score`;
+    only re-scoring grades without playing."""
+    assert _calls("run_attempt") == ["executors.py::play_and_score"]
+    assert _calls("score_off_loop") == ["executors.py::play_and_score", "rescore.py::rescore_async"]
+    assert _calls("play_and_score") == [
+        "executors.py::__call__",
+        "process_executor.py::one_worker",
+        "ray_executor.py::play",
+    ]

@@ -5,6 +5,7 @@ what the run was made with (concurrency, limits, prices, the judge's options).""
 import json
 import re
 from dataclasses import fields, replace
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -327,3 +328,19 @@ def test_score_and_report_keep_prices_and_the_judges_options(mini_path, tmp_path
     assert res.exit_code == 0, res.output
     rebuilt = json.loads((out / "report.json").read_text())["candidates"]["oracle"]["usage"]
     assert rebuilt["judge"]["cost_usd"] == ran["judge"]["cost_usd"]
+
+
+def test_the_run_folder_comes_from_resume_flag_file_or_the_suite_and_time(tmp_path):
+    import datetime as dt
+
+    from callbench.runs.config import run_folder
+
+    now = dt.datetime(2026, 1, 2, 3, 4, 5)
+    assert run_folder(RunFlags(), {}, tmp_path, "mini") == tmp_path  # a resumed run's own
+    assert run_folder(RunFlags(out=tmp_path / "a"), {"out": "b"}, None, "mini") == tmp_path / "a"
+    assert run_folder(RunFlags(), {"out": str(tmp_path / "b")}, None, "mini") == tmp_path / "b"
+    assert run_folder(RunFlags(), None, None, "mini", now) == Path("runs/mini-20260102-030405")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("")
+    with pytest.raises(ConfigError, match="already exists and is not empty"):
+        run_folder(RunFlags(out=tmp_path / "full"), None, None, "mini")

@@ -174,8 +174,6 @@ def run(
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the
     scores."""
-    import datetime as dt
-
     from rich.console import Console
 
     from .candidates import UnknownCandidate
@@ -184,7 +182,7 @@ def run(
     from .reports.table import summary_table
     from .runs import RunConfig, RunFlags, RunManifest, make_cast, make_executor, run_suite
     from .runs.budget import estimate
-    from .runs.config import read_config, suite_source
+    from .runs.config import read_config, run_folder, suite_source
     from .suite_check import load_suite
 
     flags = RunFlags(
@@ -234,18 +232,10 @@ def run(
         except (UnknownCandidate, CallbenchError, ValueError) as exc:
             _fail(str(exc))
         return
-    if resume is not None:
-        out = resume
-    else:
-        out = out or (Path(file["out"]) if file.get("out") else None)
-        if out is None:
-            stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-            out = Path("runs") / f"{loaded.id}-{stamp}"
-        if out.exists() and any(out.iterdir()):
-            _fail(
-                f"run folder {out} already exists and is not empty; choose another --out, or "
-                "--resume it"
-            )
+    try:
+        out = run_folder(flags, file, resume, loaded.id)
+    except CallbenchError as exc:
+        _fail(str(exc))
     if max_cost is not None and not run_config.prices:
         _fail("--max-cost needs prices for the models (a [prices] table in --config)")
     console = Console()

@@ -44,6 +44,7 @@ the names of the environment variables that hold them.
 
 from __future__ import annotations
 
+import datetime as dt
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -393,3 +394,27 @@ def suite_source(
     if resumed is not None:
         return resumed.suite.source or resumed.suite.id
     return flags.suite or (file or {}).get("suite") or DEFAULT_SUITE
+
+
+def run_folder(
+    flags: RunFlags,
+    file: Mapping[str, Any] | None,
+    resumed_from: Path | None,
+    suite_id: str,
+    now: dt.datetime | None = None,
+) -> Path:
+    """Where a run writes: the resumed folder; else the flag, the run file's `out`, or
+    runs/<suite>-<timestamp>. A new run refuses a folder that already holds something."""
+    if resumed_from is not None:
+        return resumed_from
+    given = (file or {}).get("out")
+    out = flags.out or (Path(given) if given else None)
+    if out is None:
+        stamp = (now or dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
+        out = Path("runs") / f"{suite_id}-{stamp}"
+    if out.exists() and any(out.iterdir()):
+        raise ConfigError(
+            f"run folder {out} already exists and is not empty; choose another --out, or "
+            "--resume it"
+        )
+    return out

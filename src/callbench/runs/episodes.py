@@ -170,11 +170,18 @@ async def run_attempt(
     history: list[Failure] = []
     while True:
         trace = await _run_once(suite, attempt, run_seed, cast, candidate, caller)
-        final = trace.outcome != "excluded" or not (trace.failure and trace.failure.retryable)
-        if final or len(history) >= infra_reruns or candidate is not None or caller is not None:
+        failure = trace.failure
+        retry = trace.outcome == "excluded" and failure is not None and failure.retryable
+        if (
+            not retry
+            or failure is None
+            or len(history) >= infra_reruns
+            or candidate is not None
+            or caller is not None
+        ):
             trace.reruns = history
             return trace
-        history.append(trace.failure)  # type: ignore[arg-type]
+        history.append(failure)
 
 
 async def _run_once(

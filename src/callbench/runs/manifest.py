@@ -22,7 +22,14 @@ import platform
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
 from .._version import __version__
 from ..errors import CallbenchError
@@ -110,15 +117,17 @@ class Options(_Section):
     judge: RoleOptions = RoleOptions()
 
 
+Prices = dict[str, dict[Literal["input", "cached_input", "output"], float]]
+_PRICES: TypeAdapter[Prices] = TypeAdapter(Prices)
+
+
 class RunManifest(_Section):
     manifest_version: int = MANIFEST_VERSION
     run_id: str
     suite: SuiteInfo
     config: RunSettings
     execution: Execution = Execution()
-    prices: dict[str, dict[Literal["input", "cached_input", "output"], float]] = Field(
-        default_factory=dict
-    )
+    prices: Prices = Field(default_factory=dict)
     options: Options = Options()
     code_version: str | None = None
     created_at: str | None = None
@@ -147,14 +156,17 @@ class RunManifest(_Section):
                 source=str(suite.root),
             ),
             config=RunSettings(**config.as_dict()),
-            execution=Execution(
-                concurrency=config.concurrency,
-                executor=config.executor,  # type: ignore[arg-type]  # checked by RunConfig users
-                processes=config.processes,
-                address=config.address,
-                limits=dict(config.limits),
+            # validated, not trusted: a RunConfig made in code may name an unknown executor or price
+            execution=Execution.model_validate(
+                {
+                    "concurrency": config.concurrency,
+                    "executor": config.executor,
+                    "processes": config.processes,
+                    "address": config.address,
+                    "limits": dict(config.limits),
+                }
             ),
-            prices=config.prices,  # type: ignore[arg-type]  # validated: input/cached_input/output
+            prices=_PRICES.validate_python(config.prices),
             options=Options(
                 candidate=RoleOptions.of(config.candidate_options),
                 caller=RoleOptions.of(config.caller_options),

@@ -344,3 +344,14 @@ def test_the_run_folder_comes_from_resume_flag_file_or_the_suite_and_time(tmp_pa
     (tmp_path / "full" / "x").write_text("")
     with pytest.raises(ConfigError, match="already exists and is not empty"):
         run_folder(RunFlags(out=tmp_path / "full"), None, None, "mini")
+
+
+def test_a_run_file_value_of_the_wrong_type_is_a_one_line_error(tmp_path):
+    (tmp_path / "a.toml").write_text('[candidate]\ntemperature = "hot"\n')
+    with pytest.raises(ConfigError, match=r"a.toml: \[candidate\] temperature: Input should be"):
+        read_config(tmp_path / "a.toml")
+    (tmp_path / "b.toml").write_text("[judge_model]\nbase_url = 5\n")
+    with pytest.raises(ConfigError, match=r"\[judge_model\] base_url: Input should be a valid str"):
+        read_config(tmp_path / "b.toml")
+    (tmp_path / "c.toml").write_text('[candidate]\nbase_url = "http://127.0.0.1:1/v1"\ntop_p = 1\n')
+    assert read_config(tmp_path / "c.toml")["candidate"]["top_p"] == 1

@@ -51,6 +51,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from ..errors import CallbenchError
 from ..models.base import TRANSPORTS, ModelSettings
 from ..models.limits import ProviderLimits
@@ -97,6 +99,31 @@ def unknown_executor(name: object) -> str:
     return f"unknown executor '{name}' (local, processes or ray)"
 
 
+class RoleOptions(BaseModel):
+    """A role's adapter options: endpoint, the name of the variable holding its key, settings. The
+    typed form of a RunConfig options dict, as the manifest records it and a run file is checked
+    against."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    user_first: bool | None = None
+    concluding_message: bool | None = None
+    http: dict[str, Any] | None = None
+    """options of an HTTP agent candidate (HttpAgentCandidate's keyword arguments)"""
+    settings: ModelSettings | None = None
+
+    @classmethod
+    def of(cls, options: dict[str, Any]) -> RoleOptions:
+        return cls(**options)
+
+    def as_options(self) -> dict[str, Any]:
+        """The RunConfig options dict: the keys that were set, values as given."""
+        values = {k: getattr(self, k) for k in type(self).model_fields}
+        return {k: v for k, v in values.items() if v is not None}
+
+
 def deadline(value: float | None, default: float) -> float | None:
     """A deadline as given (flag or file) to what RunConfig takes: absent is the default, 0 is
     none."""
@@ -139,6 +166,12 @@ def read_config(path: str | Path) -> dict[str, Any]:
         bad = set(data.get(section, {})) - SETTING_KEYS - ADAPTER_KEYS
         if bad:
             raise ConfigError(f"{path}: [{section}] unknown key(s) {sorted(bad)}")
+        try:
+            RoleOptions.model_validate(_typed_section(data.get(section, {})))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            at = ".".join(str(x) for x in first["loc"] if x != "settings")
+            raise ConfigError(f"{path}: [{section}] {at}: {first['msg']}") from None
         transport = data.get(section, {}).get("http_transport", TRANSPORTS[0])
         if transport not in TRANSPORTS:
             raise ConfigError(
@@ -159,6 +192,13 @@ def read_config(path: str | Path) -> dict[str, Any]:
                 "per million tokens)"
             )
     return data
+
+
+def _typed_section(section: Mapping[str, Any]) -> dict[str, Any]:
+    """A [candidate]-like section in RoleOptions' shape (settings keys under "settings")."""
+    out = {k: v for k, v in section.items() if k in ADAPTER_KEYS}
+    out["settings"] = {k: v for k, v in section.items() if k in SETTING_KEYS}
+    return out
 
 
 def role_options(section: Mapping[str, Any]) -> dict[str, Any]:

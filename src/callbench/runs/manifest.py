@@ -33,11 +33,10 @@ from pydantic import (
 
 from .._version import __version__
 from ..errors import CallbenchError
-from ..layout import RunLayout
-from ..models.base import ModelSettings
+from ..layout import MANIFEST, RunLayout
 from ..models.limits import ProviderLimits
 from ..spec import Suite
-from .config import RunConfig
+from .config import RoleOptions, RunConfig
 from .files import write_json_atomic
 
 MANIFEST_VERSION = 2
@@ -88,27 +87,6 @@ class Execution(_Section):
     processes: int = 2
     address: str | None = None
     limits: dict[str, ProviderLimits] = Field(default_factory=dict)
-
-
-class RoleOptions(_Section):
-    """A role's adapter options: endpoint, the name of the variable holding its key, settings."""
-
-    base_url: str | None = None
-    api_key_env: str | None = None
-    user_first: bool | None = None
-    concluding_message: bool | None = None
-    http: dict[str, Any] | None = None
-    """options of an HTTP agent candidate (HttpAgentCandidate's keyword arguments)"""
-    settings: ModelSettings | None = None
-
-    @classmethod
-    def of(cls, options: dict[str, Any]) -> RoleOptions:
-        return cls(**options)
-
-    def as_options(self) -> dict[str, Any]:
-        """The RunConfig options dict: the keys that were set, values as given."""
-        values = {k: getattr(self, k) for k in type(self).model_fields}
-        return {k: v for k, v in values.items() if v is not None}
 
 
 class Options(_Section):
@@ -213,7 +191,7 @@ class RunManifest(_Section):
         return path
 
     @classmethod
-    def parse(cls, data: Any, where: str = "run.json") -> RunManifest:
+    def parse(cls, data: Any, where: str = MANIFEST) -> RunManifest:
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
@@ -230,10 +208,10 @@ class RunManifest(_Section):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise CallbenchError(f"{run_dir}: not a run folder (no run.json)") from None
+            raise CallbenchError(f"{run_dir}: not a run folder (no {MANIFEST})") from None
         except json.JSONDecodeError as exc:
-            raise CallbenchError(f"{run_dir}/run.json: not valid JSON ({exc.msg})") from None
-        return cls.parse(data, f"{run_dir}/run.json")
+            raise CallbenchError(f"{path}: not valid JSON ({exc.msg})") from None
+        return cls.parse(data, str(path))
 
     def changed_settings(self, other: RunManifest) -> list[str]:
         """The result-deciding settings that differ between two manifests (sorted names)."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..call import Trace
 from ..grading import Scorecard
-from ..layout import TEMPORARY_SUFFIX, RunLayout
+from ..layout import STORE, TEMPORARY_SUFFIX, RunLayout
 from ..reports.report import build_report
 from ..spec import Suite
 from .budget import Budget
@@ -106,8 +106,8 @@ def _check_resumable(out_dir: Path, store: RunStore, manifest: RunManifest) -> N
     report."""
     stored = store.get_meta("run")
     if stored is None:
-        raise StoreError(f"{out_dir}: no run store to resume (run.sqlite missing or empty)")
-    old = RunManifest.parse(stored, f"{out_dir}/run.sqlite")
+        raise StoreError(f"{out_dir}: no run store to resume ({STORE} missing or empty)")
+    old = RunManifest.parse(stored, str(RunLayout(out_dir).store))
     if old.suite.sha256 != manifest.suite.sha256:
         raise StoreError(
             f"cannot resume {out_dir}: the suite changed (sha256 {old.suite.sha256[:12]}… "
@@ -140,7 +140,7 @@ async def run_suite_async(
     manifest = RunManifest.build(suite, config)
     layout = RunLayout(out_dir)
     if resume and not layout.store.is_file():  # checked before the lock, which would leave a file
-        raise StoreError(f"{out_dir}: no run store to resume (run.sqlite missing or empty)")
+        raise StoreError(f"{out_dir}: no run store to resume ({STORE} missing or empty)")
     if not resume:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)

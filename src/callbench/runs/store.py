@@ -23,6 +23,7 @@ if sys.platform != "win32":
     import fcntl
 
 from ..errors import CallbenchError
+from ..layout import STORE, RunLayout
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -42,9 +43,6 @@ CREATE INDEX IF NOT EXISTS attempts_state ON attempts(state);
 """
 
 FINISHED = ("completed", "excluded")
-
-
-LOCK_FILE = "run.lock"
 
 
 class StoreError(CallbenchError):
@@ -76,7 +74,7 @@ def run_lock(folder: Path) -> Iterator[None]:
     never leaves its folder locked. The file stays (deleting it would let a third process lock a
     new one)."""
     try:
-        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(RunLayout(folder).lock, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise unwritable(folder, exc) from None
     try:
@@ -121,7 +119,7 @@ class RunStore:
         self.path = Path(path)
         if not create and not self.path.is_file():
             raise StoreError(
-                f"{self.path.parent}: no run store to resume (run.sqlite missing or empty)"
+                f"{self.path.parent}: no run store to resume ({STORE} missing or empty)"
             )
         with self._saving():
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)

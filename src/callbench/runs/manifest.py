@@ -9,8 +9,9 @@ Every reader goes through `RunManifest.read` and `to_config`, so no reader can r
 configuration its own way and drop a field (before this, a resumed run lost its concurrency and
 limits, and re-scoring lost the judge's options and with them its cost).
 
-Files written by earlier versions (no `manifest_version`, no `execution` section) read as version 1
-with the defaults those versions ran with.
+Files written by earlier versions (no `manifest_version`, no `execution` section) read as version 1;
+what they did not record (concurrency, limits, executor) takes today's defaults, as `--resume` of
+such a run always did.
 """
 
 from __future__ import annotations

@@ -355,3 +355,28 @@ def test_a_run_file_value_of_the_wrong_type_is_a_one_line_error(tmp_path):
         read_config(tmp_path / "b.toml")
     (tmp_path / "c.toml").write_text('[candidate]\nbase_url = "http://127.0.0.1:1/v1"\ntop_p = 1\n')
     assert read_config(tmp_path / "c.toml")["candidate"]["top_p"] == 1
+
+
+def test_the_cli_names_an_unknown_executor_and_a_run_file_can_choose_one(
+    mini_path, tmp_path, monkeypatch
+):
+    res = CliRunner().invoke(app, ["run", "--suite", str(mini_path), "--executor", "threads"])
+    assert res.exit_code == 2
+    assert "unknown executor 'threads' (local, processes or ray)" in res.output
+    (tmp_path / "run.toml").write_text(
+        f'suite = "{mini_path}"\ncandidates = ["oracle"]\nexecutor = "processes"\nprocesses = 3\n'
+    )
+    import callbench.runs as runs
+
+    chosen = []
+
+    def spy(suite, config, out_dir, *args, **kwargs):
+        chosen.append(kwargs["executor"])
+        raise CallbenchError("stopped by the test")
+
+    monkeypatch.setattr(runs, "run_suite", spy)
+    res = CliRunner().invoke(
+        app, ["run", "--config", str(tmp_path / "run.toml"), "--out", str(tmp_path / "o")]
+    )
+    assert res.exit_code == 2 and "stopped by the test" in res.output
+    assert isinstance(chosen[0], ProcessExecutor) and chosen[0].processes == 3

@@ -11,8 +11,8 @@ import pytest
 
 from callbench.call.channel import TextChannel
 from callbench.errors import SuiteError
+from callbench.play.casting import cast_scenario, conditions
 from callbench.runs import RunConfig, run_suite
-from callbench.runs.casting import cast_scenario, conditions
 from callbench.spec import Background, ChannelProgram
 from callbench.suite_check import load_suite
 

@@ -175,10 +175,10 @@ def test_a_slow_drip_http_agent_is_cut_off_by_the_deadline(mini_suite, tmp_path)
         RELEASE.set()
         server.shutdown()
         server.server_close()
+    from callbench.layout import RunLayout
     from callbench.runs.episodes import Attempt
-    from callbench.runs.runner import trace_path
 
-    trace = read_trace(trace_path(tmp_path / "r", Attempt(url, "reschedule", 0)))
+    trace = read_trace(RunLayout(tmp_path / "r").trace(Attempt(url, "reschedule", 0)))
     assert trace.end.reason == "model_error" and "deadline" in trace.failure.detail
 
 
@@ -330,11 +330,12 @@ def test_a_sweep_of_every_hostile_candidate_completes_with_every_call_in_its_cla
         assert (
             report["candidates"][c]["coverage"] == 1.0 and report["candidates"][c]["excluded"] == {}
         ), c
+    from callbench.layout import RunLayout
     from callbench.runs.episodes import Attempt
-    from callbench.runs.runner import trace_path
 
+    layout = RunLayout(tmp_path / "r")
     traces = {
-        c: [read_trace(trace_path(tmp_path / "r", Attempt(c, "reschedule", k))) for k in (0, 1)]
+        c: [read_trace(layout.trace(Attempt(c, "reschedule", k))) for k in (0, 1)]
         for c in candidates
     }
     for c in (

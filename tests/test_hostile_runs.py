@@ -20,9 +20,9 @@ from reports_util import untimed
 from typer.testing import CliRunner
 
 from callbench.cli import app
+from callbench.layout import RunLayout
 from callbench.runs import Attempt, RunConfig, run_suite
 from callbench.runs.executors import InlineExecutor, SimulatedCrash
-from callbench.runs.runner import scorecard_path, trace_path
 from callbench.runs.store import StoreError
 
 CONFIG = RunConfig(candidates=("oracle", "noop", "shortcut"), repeats=4, seed=9)
@@ -158,8 +158,8 @@ def test_candidate_names_never_leave_the_run_folder_nor_share_a_folder(mini_suit
         assert all(len(p.relative_to(out / sub).parts) == 3 for p in (out / sub).rglob("*.json"))
     for name in HOSTILE:
         attempt = Attempt(name, "reschedule", 0)
-        assert json.loads(trace_path(out, attempt).read_text())["candidate"] == name
-        assert json.loads(scorecard_path(out, attempt).read_text())["candidate"] == name
+        assert json.loads(RunLayout(out).trace(attempt).read_text())["candidate"] == name
+        assert json.loads(RunLayout(out).scorecard(attempt).read_text())["candidate"] == name
     calls, problems = load_calls(out, result.report)  # the HTML report reads the same folders back
     assert (
         not problems
@@ -169,7 +169,7 @@ def test_candidate_names_never_leave_the_run_folder_nor_share_a_folder(mini_suit
 
 
 def test_candidate_folders_are_single_safe_names_one_per_candidate():
-    from callbench.runs.runner import candidate_folder
+    from callbench.layout import candidate_folder
 
     kept = (
         "oracle",
@@ -270,11 +270,10 @@ def _assert_nothing_half_saved(out: Path) -> None:
         candidate, scenario, repeat = trace_id.split("/")
         attempt = Attempt(candidate, scenario, int(repeat[1:]))
         if state == "completed":
-            assert trace_path(out, attempt).exists() and scorecard_path(out, attempt).exists(), (
-                trace_id
-            )
+            layout = RunLayout(out)
+            assert layout.trace(attempt).exists() and layout.scorecard(attempt).exists(), trace_id
         else:
-            assert not scorecard_path(out, attempt).exists(), trace_id
+            assert not RunLayout(out).scorecard(attempt).exists(), trace_id
 
 
 @pytest.mark.parametrize("how", ["replace", "write"])

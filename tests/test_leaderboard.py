@@ -11,8 +11,8 @@ from callbench.cli import app
 from callbench.errors import CallbenchError
 from callbench.reports.compare import compare
 from callbench.reports.leaderboard import build_leaderboard
-from callbench.reports.rebuild import rebuild_report
 from callbench.runs import RunConfig, run_suite
+from callbench.runs.rebuild import rebuild_report
 from callbench.suite_check import load_suite
 
 

@@ -116,19 +116,21 @@ def test_a_worker_error_reaches_the_driver(cluster, mini_path, tmp_path):
         )
 
 
-def test_workers_get_the_limits_run_json_leaves_out(mini_suite):
+def test_workers_take_the_limits_they_are_given(mini_suite):
+    """The manifest records the run's limits; a worker uses the share it is given (the processes
+    executor splits them), each share its own cached run."""
     from callbench.models.limits import ProviderLimits
     from callbench.runs import ray_executor
-    from callbench.runs.runner import _run_meta
+    from callbench.runs.manifest import RunManifest
+    from callbench.runs.worker import worker_run
 
     config = RunConfig(candidates=("oracle",), seed=0, limits={"openai:*": ProviderLimits(rpm=5)})
-    meta = _run_meta(mini_suite, config)
+    meta = RunManifest.build(mini_suite, config).as_json()
+    assert meta["execution"]["limits"] == {"openai:*": {"concurrency": None, "rpm": 5, "tpm": None}}
     limits = {"openai:*": {"concurrency": None, "rpm": 5, "tpm": None}}
-    _, rebuilt, cast, _ = ray_executor._worker_run(str(mini_suite.root), meta, limits)
+    _, rebuilt, cast, _ = worker_run(str(mini_suite.root), meta, limits)
     assert rebuilt.limits == config.limits and cast.limits == config.limits
-    assert (
-        ray_executor._worker_run(str(mini_suite.root), meta, {})[1].limits == {}
-    )  # another cache entry
+    assert worker_run(str(mini_suite.root), meta, {})[1].limits == {}  # another cache entry
     trace_json, card_json = ray_executor.play_attempt(
         str(mini_suite.root), meta, limits, "oracle", next(iter(mini_suite.scenarios)), 0
     )

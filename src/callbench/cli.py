@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 
@@ -18,7 +19,7 @@ app = typer.Typer(
 SCHEMA_KINDS = ("suite", "agent", "scenario", "trace", "report")
 
 
-def _fail(message: str, code: int = 2) -> None:
+def _fail(message: str, code: int = 2) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 
@@ -54,6 +55,7 @@ def validate(
         typer.echo(f"{len(result.errors)} error(s), {len(result.warnings)} warning(s)", err=True)
         raise typer.Exit(1)
     s = result.suite
+    assert s is not None, "a suite that did not load has errors"
     typer.echo(
         f"ok: suite '{s.id}' {s.manifest.version}: {len(s.agents)} agents, {len(s.scenarios)} "
         "scenarios, "
@@ -141,9 +143,11 @@ def run(
     dry_run: bool = typer.Option(
         False, "--dry-run", help="estimate tokens and cost from the suite, spend nothing"
     ),
-    executor: str = typer.Option("local", "--executor", help="local | processes | ray"),
-    processes: int = typer.Option(
-        2, "--processes", min=1, help="worker processes (with --executor processes)"
+    executor: str | None = typer.Option(
+        None, "--executor", help="local (default) | processes | ray"
+    ),
+    processes: int | None = typer.Option(
+        None, "--processes", min=1, help="worker processes (with --executor processes; default 2)"
     ),
     address: str | None = typer.Option(
         None, "--address", help="Ray cluster address (with --executor ray)"
@@ -170,155 +174,84 @@ def run(
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the
     scores."""
-    import datetime as dt
-
     from rich.console import Console
 
     from .errors import CallbenchError, SuiteError, SuiteNotFound
+    from .reports.progress import RunProgress
     from .reports.table import summary_table
-    from .runs import RunConfig, run_suite
-    from .runs.config import deadline, limits_from, read_config, role_options
-    from .runs.runner import DEFAULT_CANDIDATES
+    from .runs import RunConfig, RunFlags, RunManifest, make_cast, make_executor, run_suite
+    from .runs.budget import estimate
+    from .runs.config import read_config, run_folder, suite_source
     from .suite_check import load_suite
 
+    flags = RunFlags(
+        suite=suite,
+        candidates=tuple(candidate or ()),
+        repeats=repeats,
+        seed=seed,
+        caller=caller,
+        scenarios=tuple(scenario or ()),
+        concurrency=concurrency,
+        base_url=base_url,
+        caller_base_url=caller_base_url,
+        api_key_env=api_key_env,
+        temperature=temperature,
+        judge=judge,
+        judge_base_url=judge_base_url,
+        scoring=scoring,
+        step_timeout_s=step_timeout,
+        call_timeout_s=call_timeout,
+        config=config,
+        out=out,
+        executor=executor,
+        processes=processes,
+        address=address,
+    )
     try:
         file = read_config(config) if config else {}
+        resumed = RunManifest.read(resume) if resume is not None else None
+        run_config = RunConfig.from_sources(flags, file, resumed)
     except CallbenchError as exc:
         _fail(str(exc))
-    cand_section = dict(file.get("candidate", {}))
-    for key, value in (
-        ("base_url", base_url),
-        ("api_key_env", api_key_env),
-        ("temperature", temperature),
-    ):
-        if value is not None:
-            cand_section[key] = value
-    caller_section = dict(file.get("caller_model", {}))
-    if caller_base_url is not None:
-        caller_section["base_url"] = caller_base_url
-    judge_section = dict(file.get("judge_model", {}))
-    if judge_base_url is not None:
-        judge_section["base_url"] = judge_base_url
-    if resume is not None:
-        from .runs.rescore import read_run
-        from .runs.runner import config_from_run
-
-        try:
-            stored = read_run(resume)
-        except CallbenchError as exc:
-            _fail(str(exc))
-        given = {
-            "--candidate": candidate,
-            "--repeats": repeats,
-            "--seed": seed,
-            "--caller": caller,
-            "--scenario": scenario,
-            "--judge": judge,
-            "--config": config,
-            "--suite": suite,
-            "--out": out,
-            "--scoring": scoring,
-            "--step-timeout": step_timeout,
-            "--call-timeout": call_timeout,
-        }
-        extra = [flag for flag, value in given.items() if value not in (None, [])]
-        if extra:
-            _fail(
-                f"--resume continues the stored run exactly; drop {', '.join(extra)} (the run's "
-                "own settings are used)"
-            )
-        suite = stored["suite"].get("source") or stored["suite"]["id"]
-        file = {}
-    suite = suite or file.get("suite", "starter")
-    run_config = RunConfig(
-        candidates=tuple(candidate or file.get("candidates") or DEFAULT_CANDIDATES),
-        repeats=repeats or file.get("repeats", 1),
-        seed=seed if seed is not None else file.get("seed", 0),
-        caller=caller or file.get("caller", "scripted"),
-        concurrency=concurrency or file.get("concurrency", 8),
-        scenarios=tuple(scenario or file.get("scenarios") or ()) or None,
-        infra_reruns=file.get("infra_reruns", 3),
-        candidate_options=role_options(cand_section),
-        caller_options=role_options(caller_section),
-        judge=judge or file.get("judge"),
-        judge_options=role_options(judge_section) if judge_section else {},
-        prices=file.get("prices", {}),
-        limits=limits_from(file),
-        scoring=scoring or file.get("scoring", "guards"),
-        step_timeout_s=deadline(
-            step_timeout if step_timeout is not None else file.get("step_timeout_s"), 300.0
-        ),
-        call_timeout_s=deadline(
-            call_timeout if call_timeout is not None else file.get("call_timeout_s"), 900.0
-        ),
-    )
-    if run_config.scoring not in ("guards", "reference"):
-        _fail(f"unknown scoring mode '{run_config.scoring}' (guards or reference)")
-    if resume is not None:
-        run_config = config_from_run(stored)
+    source = suite_source(flags, file, resumed)
     try:
-        loaded = load_suite(suite)
+        loaded = load_suite(source)
     except SuiteNotFound as exc:
         _fail(str(exc))
     except SuiteError as exc:
         for p in exc.problems:
             typer.echo(str(p), err=True)
         _fail(
-            f"suite '{suite}' is invalid ({len(exc.problems)} error(s)); run `callbench validate "
-            f"{suite}`"
+            f"suite '{source}' is invalid ({len(exc.problems)} error(s)); run `callbench validate "
+            f"{source}`"
         )
     if dry_run:
-        from .runs import make_cast
-        from .runs.budget import estimate
-
         try:
             typer.echo(json.dumps(estimate(loaded, run_config, make_cast(run_config)), indent=1))
         except CallbenchError as exc:  # deliberate errors only: a bug shows its traceback
             _fail(str(exc))
         return
-    if resume is not None:
-        out = resume
-    else:
-        out = out or (Path(file["out"]) if file.get("out") else None)
-        if out is None:
-            stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-            out = Path("runs") / f"{loaded.id}-{stamp}"
-        if out.exists() and any(out.iterdir()):
-            _fail(
-                f"run folder {out} already exists and is not empty; choose another --out, or "
-                "--resume it"
-            )
+    try:
+        out = run_folder(flags, file, resume, loaded.id)
+    except CallbenchError as exc:
+        _fail(str(exc))
     if max_cost is not None and not run_config.prices:
         _fail("--max-cost needs prices for the models (a [prices] table in --config)")
     console = Console()
-    chosen = None
-    if executor == "ray":
-        from .runs.ray_executor import RayExecutor
-
-        chosen = RayExecutor(address=address, concurrency=run_config.concurrency)
-    elif executor == "processes":
-        from .runs.process_executor import ProcessExecutor
-
-        chosen = ProcessExecutor(processes=processes, concurrency=run_config.concurrency)
-    elif executor != "local":
-        _fail(f"unknown executor '{executor}' (local, processes or ray)")
-    from .reports.progress import RunProgress
-
+    attempts = (
+        len(run_config.candidates)
+        * run_config.repeats
+        * len(run_config.scenarios or loaded.scenarios)
+    )
     try:
-        with RunProgress(
-            console,
-            len(run_config.candidates)
-            * run_config.repeats
-            * len(run_config.scenarios or loaded.scenarios),
-            run_config.prices,
-        ) as progress:
+        with RunProgress(console, attempts, run_config.prices) as progress:
             result = run_suite(
                 loaded,
                 run_config,
                 out,
                 progress.update,
                 resume=resume is not None,
-                executor=chosen,
+                executor=make_executor(run_config),
                 max_cost=max_cost,
             )
     except CallbenchError as exc:  # deliberate errors only: a bug shows its traceback
@@ -438,8 +371,8 @@ def report(
     from rich.console import Console
 
     from .errors import CallbenchError
-    from .reports.rebuild import rebuild_report
     from .reports.table import summary_table
+    from .runs.rebuild import rebuild_report
 
     try:
         path, built = rebuild_report(run_dir)
@@ -471,7 +404,8 @@ def leaderboard(
     from .reports.leaderboard import build_leaderboard
 
     try:
-        board = build_leaderboard(paths, out, force=force)
+        sources: list[str | Path] = list(paths)
+        board = build_leaderboard(sources, out, force=force)
     except CallbenchError as exc:
         _fail(str(exc))
     typer.echo((out / "leaderboard.md").read_text(encoding="utf-8"))
@@ -516,12 +450,14 @@ def export(
 ) -> None:
     """Export a run's traces from its store."""
     from .errors import CallbenchError
+    from .layout import RunLayout
     from .runs.store import RunStore
 
-    if not (run_dir / "run.sqlite").exists():
-        _fail(f"{run_dir}: no run store (run.sqlite)")
+    layout = RunLayout(run_dir)
+    if not layout.store.exists():
+        _fail(f"{run_dir}: no run store ({layout.store.name})")
     try:
-        store = RunStore(run_dir / "run.sqlite", create=False)
+        store = RunStore(layout.store, create=False)
     except CallbenchError as exc:
         _fail(str(exc))
     try:

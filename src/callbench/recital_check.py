@@ -16,12 +16,16 @@ Separate from `spec.validation` because it needs the spoken-value parser and the
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from typing import Any
 
+from .call import Message, Trace
 from .errors import Problem
+from .grading.spoken import Window
+from .grading.spoken_stated import stated
 from .spec import Suite, make_scope, resolve
+from .spec.scenario import Scenario, SpokenCheck
 from .spec.templates import TemplateError
-from .spec.yamlio import YamlDocument
+from .spec.yamlio import YamlDocument, dotted
 from .text import find_cue
 
 
@@ -46,10 +50,12 @@ def recital_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
         printed = loaded.instructions + "\n" + tool_text
 
         def add(
-            loc: tuple, message: str, level: str = "error", label: str = label, doc=doc
+            loc: tuple[str | int, ...],
+            message: str,
+            level: str = "error",
+            label: str = label,
+            doc: YamlDocument | None = doc,
         ) -> None:
-            from .spec.yamlio import dotted
-
             out.append(
                 Problem(label, dotted(loc), message, doc.line_of(loc) if doc else None, level)
             )
@@ -71,10 +77,10 @@ def recital_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
                     f"descriptions ({where!r}): reading them aloud would earn it; change the "
                     "example or the figure",
                 )
-        for i, check in enumerate(sc.phrase_checks):
-            if check.must != "say":
+        for i, phrase in enumerate(sc.phrase_checks):
+            if phrase.must != "say":
                 continue
-            for k, term in enumerate(check.terms):
+            for k, term in enumerate(phrase.terms):
                 if find_cue(term, printed):
                     add(
                         ("phrase_checks", i, "terms", k),
@@ -112,12 +118,11 @@ def recital_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
     return out
 
 
-def _printed_value(printed: str, value, check, sc) -> str | None:
+def _printed_value(printed: str, value: Any, check: SpokenCheck, sc: Scenario) -> str | None:
     """The words in `printed` that state `value` as the check would read them, or None."""
-    from .grading.spoken import Window
-    from .grading.spoken_stated import stated
-
-    page = SimpleNamespace(messages=[SimpleNamespace(index=0, role="candidate", text=printed)])
+    # the printed text as one candidate message: `stated` reads only a trace's messages
+    message = Message(index=0, role="candidate", turn=0, text=printed)
+    page = Trace.model_construct(messages=[message])
     try:
         finding = stated(
             page,
@@ -125,7 +130,7 @@ def _printed_value(printed: str, value, check, sc) -> str | None:
             check.kind,
             tolerance=check.tolerance,
             unit=check.unit,
-            window=Window(),  # type: ignore[arg-type]
+            window=Window(),
             language=sc.language,
             today=sc.caller.datetime.date(),
         )

@@ -12,11 +12,14 @@ successful call-ending tool.
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
+from .callers import Caller, LineCaller, ScriptedCaller, ScriptedCallerUnavailable
+from .candidates import OracleCandidate
 from .errors import Problem
 from .grading.scorecard import default_graders
-from .runs.episodes import Attempt, run_attempt
-from .spec import Casting, Suite
+from .play import Attempt, play_once
+from .spec import Casting, Scenario, Suite
 from .spec.yamlio import YamlDocument
 
 
@@ -27,8 +30,6 @@ def reference_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Prob
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(_check_all(suite, docs))
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, _check_all(suite, docs)).result()
 
@@ -59,12 +60,10 @@ async def _check_all(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
     return problems
 
 
-def _caller_for(suite: Suite, scenario):
+def _caller_for(suite: Suite, scenario: Scenario) -> Caller:
     """The scripted caller when the scenario has one (windows and orderings may hang on its plan
     steps),
     else a caller that only acknowledges."""
-    from .callers import LineCaller, ScriptedCaller, ScriptedCallerUnavailable
-
     try:
         return ScriptedCaller(
             scenario,
@@ -79,17 +78,10 @@ def _caller_for(suite: Suite, scenario):
 async def _solvable(quiet: Suite, scenario_id: str, label: str, line: int | None) -> list[Problem]:
     """Every deterministic item met (guards kept), the plan walked, and a successful call-ending
     tool."""
-    from .callers import LineCaller
-    from .candidates import OracleCandidate
-
     scenario = quiet.scenarios[scenario_id]
     caller = _caller_for(quiet, scenario)
-    trace = await run_attempt(
-        quiet,
-        Attempt("oracle", scenario_id, 0),
-        0,
-        candidate=OracleCandidate(scenario),
-        caller=caller,
+    trace = await play_once(
+        quiet, Attempt("oracle", scenario_id, 0), 0, OracleCandidate(scenario), caller
     )
     steps = {s.id for s in scenario.caller.plan}
     on_steps = _step_anchored(scenario, steps)
@@ -158,7 +150,7 @@ async def _solvable(quiet: Suite, scenario_id: str, label: str, line: int | None
     return out
 
 
-def _step_anchored(scenario, steps: set[str]) -> set[str]:
+def _step_anchored(scenario: Scenario, steps: set[str]) -> set[str]:
     """Verdict ids whose window or ordering hangs on a plan step."""
     ids = {a.id for a in scenario.expected_actions if steps & set(a.after)}
     ids |= {
@@ -175,19 +167,12 @@ async def _alignment(suite: Suite, scenario_id: str, label: str, line: int | Non
     """With the real channel, every authored channel event must land; otherwise a real run of this
     scenario is
     not the call its author meant (warnings: the scenario still runs)."""
-    from .callers import LineCaller
-    from .candidates import OracleCandidate
-
     scenario = suite.scenarios[scenario_id]
     caller = _caller_for(suite, scenario)
     if isinstance(caller, LineCaller) or not scenario.channel.events:
         return []
-    trace = await run_attempt(
-        suite,
-        Attempt("oracle", scenario_id, 0),
-        0,
-        candidate=OracleCandidate(scenario),
-        caller=caller,
+    trace = await play_once(
+        suite, Attempt("oracle", scenario_id, 0), 0, OracleCandidate(scenario), caller
     )
     out = []
     for event in trace.unapplied_channel_events + [

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import Problem, SuiteError
+from .recital_check import recital_problems
+from .reference_check import reference_problems
 from .spec import Suite, load_suite_files, validate_suite
 from .suites import locate
 
@@ -35,12 +37,8 @@ def check_suite(suite: str | Path | None = None) -> SuiteCheck:
         return SuiteCheck(None, problems)
     problems += validate_suite(loaded, docs)
     if not any(p.level == "error" for p in problems):
-        from .recital_check import recital_problems
-
         problems += recital_problems(loaded, docs)
     if not any(p.level == "error" for p in problems):
-        from .reference_check import reference_problems
-
         problems += reference_problems(loaded, docs)
     return SuiteCheck(loaded, problems)
 

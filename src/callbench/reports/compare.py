@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CallbenchError
+from ..layout import candidate_folder
 from .model import Report, load_report
 
 
@@ -29,7 +30,6 @@ def _from_report(report: Report, candidate: str | None) -> tuple[str, dict[str, 
 def _from_run(path: Path, a: str, b: str) -> dict[str, dict[str, list[float]]]:
     """Per call, from the run's scorecards: overall where measured, else task."""
     from ..grading import Scorecard
-    from ..runs.runner import candidate_folder
 
     series = {}
     for name in (a, b):

@@ -9,10 +9,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..call import read_trace
+from ..call import Trace, read_trace
+from ..grading.calibration import calibrate_traces
+from ..spec import Scenario
 from .episodes import Cast
+from .executors import close_models
 from .files import write_json_atomic
-from .rescore import read_run
+from .stored import open_run
 
 
 def calibrate(
@@ -28,27 +31,31 @@ def calibrate(
 
 
 async def _calibrate(
-    run_dir: Path, judge: str, judge_options: dict, repeats: int, limit: int | None, tag: str | None
-):
-    from ..grading.calibration import calibrate_traces
-    from ..suite_check import load_suite
-
-    run = read_run(run_dir)
-    suite = load_suite(run["suite"].get("source") or run["suite"]["id"])
-    traces = []
-    for path in sorted((run_dir / "traces").rglob("*.json")):
+    run_dir: Path,
+    judge: str,
+    judge_options: dict[str, Any],
+    repeats: int,
+    limit: int | None,
+    tag: str | None,
+) -> tuple[Path, dict[str, Any]]:
+    run = open_run(run_dir)
+    suite = run.suite
+    traces: list[tuple[Trace, Scenario]] = []
+    for path in sorted(run.layout.traces.rglob("*.json")):
         trace = read_trace(path)
         if trace.outcome == "completed" and trace.scenario_id in suite.scenarios:
             traces.append((trace, suite.scenarios[trace.scenario_id]))
     traces = traces[:limit] if limit else traces
-    cast = Cast(judge=judge, judge_options=judge_options)
+    cast = Cast(
+        judge=judge,
+        judge_options=run.judge_options(judge, judge_options),
+        limits=dict(run.config.limits),
+    )
     model, spec = cast.judge_model()
     try:
         result = await calibrate_traces(traces, suite.manifest, model, spec.label, repeats)
     finally:
-        close = getattr(model, "aclose", None)
-        if close is not None:
-            await close()
+        await close_models(cast)
     result["judge_settings"] = spec.settings.public()
     path = run_dir / f"calibration-{tag or dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
     write_json_atomic(path, json.dumps(result, indent=1, ensure_ascii=False))

@@ -1,5 +1,6 @@
-"""Assembling one episode from a suite: the candidate, the caller, the backend and the channel, all
-seeded.
+"""Who plays in a run, and one attempt played with reruns: the candidate, the caller and the judges
+resolved once per run, the episode itself assembled by `play` (below this layer, shared with the
+suite's reference proof).
 
 A `Cast` resolves names once per run (model clients are shared across calls, so
 connection pools and rate limits are too) and builds fresh per-call objects.
@@ -7,35 +8,23 @@ connection pools and rate limits are too) and builds fresh per-call objects.
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..backends import build_backend
-from ..call import EpisodeSetup, Failure, SuiteRef, TextChannel, Trace, run_episode
+from ..call import Failure, Trace
 from ..callers import Caller, LineCaller, ScriptedCaller
+from ..callers.llm import LLMCaller
 from ..candidates import Candidate, CandidateEntry, candidate_entry
+from ..grading.judges import CONVERSATION_PROMPT, TASK_PROMPT, ConversationJudge, TaskJudge, sha
+from ..grading.scorecard import default_graders
+from ..models.base import ModelSettings
+from ..models.limits import ProviderGate, ProviderLimits
+from ..models.specs import PROVIDERS, ModelSpec, build_model, parse_spec
+from ..play import Attempt, cast_for, play_once, suite_ref
 from ..spec import Scenario, Suite
-from .casting import cast_scenario, conditions
 from .config import ConfigError
-from .seeds import derive_seed
 
-
-@dataclass(frozen=True)
-class Attempt:
-    """One cell of the plan: a candidate on a scenario, one repeat."""
-
-    candidate: str
-    scenario_id: str
-    repeat: int
-
-    @property
-    def trace_id(self) -> str:
-        return f"{self.candidate}/{self.scenario_id}/r{self.repeat}"
-
-
-def suite_ref(suite: Suite) -> SuiteRef:
-    return SuiteRef(id=suite.manifest.id, version=suite.manifest.version, sha256=suite.sha256)
+__all__ = ["Attempt", "Cast", "make_caller", "run_attempt", "suite_ref"]
 
 
 @dataclass
@@ -49,7 +38,7 @@ class Cast:
     entries: dict[str, CandidateEntry] = field(default_factory=dict)
     judge: str | None = None
     judge_options: dict[str, Any] = field(default_factory=dict)
-    limits: dict[str, Any] = field(default_factory=dict)
+    limits: dict[str, ProviderLimits] = field(default_factory=dict)
     """per endpoint (a model spec label, or 'provider:*' for all of a provider): ProviderLimits"""
     step_timeout_s: float | None = None
     """the candidate's deadline per message (see EpisodeSetup)"""
@@ -61,10 +50,8 @@ class Cast:
     one
     whose gates live in a cluster-wide actor, so limits hold across workers)"""
 
-    def gate_for(self, spec) -> Any:
+    def gate_for(self, spec: ModelSpec) -> Any:
         """The shared gate of an endpoint: every role and model on it waits in the same line."""
-        from ..models.limits import ProviderGate
-
         limits = self.limits.get(spec.label) or self.limits.get(f"{spec.provider}:*")
         if limits is None:
             return None
@@ -75,7 +62,7 @@ class Cast:
             )
         return self.gates[key]
 
-    def attach(self, model, spec):
+    def attach(self, model: Any, spec: ModelSpec) -> Any:
         if hasattr(model, "gate"):
             model.gate = self.gate_for(spec)
         return model
@@ -88,9 +75,7 @@ class Cast:
                 self.attach(self.models[spec.label], spec)
         return self.entries[name]
 
-    def caller_model(self):
-        from ..models.specs import build_model, parse_spec
-
+    def caller_model(self) -> tuple[Any, ModelSpec]:
         spec = parse_spec(
             self.caller,
             base_url=self.caller_options.get("base_url"),
@@ -103,13 +88,8 @@ class Cast:
             self.models[key] = self.attach(build_model(spec), spec)
         return self.models[key], spec
 
-    def judge_model(self):
+    def judge_model(self) -> tuple[Any, ModelSpec]:
         """The judges' model: temperature 0 and a fixed seed unless the run says otherwise."""
-        from dataclasses import replace
-
-        from ..models.base import ModelSettings
-        from ..models.specs import build_model, parse_spec
-
         settings = self.judge_options.get("settings") or replace(
             ModelSettings(), temperature=0.0, seed=0
         )
@@ -124,11 +104,8 @@ class Cast:
             self.models[key] = self.attach(build_model(spec), spec)
         return self.models[key], spec
 
-    def graders(self) -> list:
-        from ..grading.judges import ConversationJudge, TaskJudge
-        from ..grading.scorecard import default_graders
-
-        graders = default_graders()
+    def graders(self) -> list[Any]:
+        graders: list[Any] = list(default_graders())
         if self.judge:
             model, spec = self.judge_model()
             graders += [TaskJudge(model, spec.label), ConversationJudge(model, spec.label)]
@@ -138,8 +115,6 @@ class Cast:
         if not self.judge:
             return None
         _, spec = self.judge_model()
-        from ..grading.judges import CONVERSATION_PROMPT, TASK_PROMPT, sha
-
         return {
             "model": spec.label,
             "settings": spec.settings.public(),
@@ -169,9 +144,6 @@ def make_caller(kind: str, scenario: Scenario, suite: Suite, cast: Cast | None =
         )
     if kind == "lines":
         return LineCaller()
-    from ..callers.llm import LLMCaller
-    from ..models.specs import PROVIDERS
-
     if kind.partition(":")[0] not in PROVIDERS:
         raise ConfigError(
             f"unknown caller '{kind}' (use 'scripted' or a model spec such as openai:gpt-4.1-mini)"
@@ -199,11 +171,18 @@ async def run_attempt(
     history: list[Failure] = []
     while True:
         trace = await _run_once(suite, attempt, run_seed, cast, candidate, caller)
-        final = trace.outcome != "excluded" or not (trace.failure and trace.failure.retryable)
-        if final or len(history) >= infra_reruns or candidate is not None or caller is not None:
+        failure = trace.failure
+        retry = trace.outcome == "excluded" and failure is not None and failure.retryable
+        if (
+            not retry
+            or failure is None
+            or len(history) >= infra_reruns
+            or candidate is not None
+            or caller is not None
+        ):
             trace.reruns = history
             return trace
-        history.append(trace.failure)  # type: ignore[arg-type]
+        history.append(failure)
 
 
 async def _run_once(
@@ -214,42 +193,18 @@ async def _run_once(
     candidate: Candidate | None,
     caller: Caller | None,
 ) -> Trace:
-    scenario = suite.scenarios[attempt.scenario_id]
-    agent = suite.agent_for(scenario)
-    seed = derive_seed(run_seed, attempt.scenario_id, attempt.repeat)
-    defaults = suite.manifest.defaults
-    assigned = conditions(suite, attempt.scenario_id, attempt.repeat)
-    scenario = cast_scenario(suite, scenario, assigned)
+    played_as = cast_for(suite, attempt)
+    scenario = played_as[0]
     caller = caller or cast.make_caller(scenario, suite)
-    setup = EpisodeSetup(
-        trace_id=attempt.trace_id,
-        suite=suite_ref(suite),
-        scenario=scenario,
-        agent=agent,
-        candidate_name=attempt.candidate,
-        caller_name=getattr(caller, "name", cast.caller),
-        repeat=attempt.repeat,
-        seed=seed,
-        max_caller_turns=defaults.max_caller_turns,
-        max_tool_calls_per_turn=defaults.max_tool_calls_per_turn,
-        conditions=assigned,
+    candidate = candidate or cast.entry(attempt.candidate).make(scenario)
+    return await play_once(
+        suite,
+        attempt,
+        run_seed,
+        candidate,
+        caller,
+        cast=played_as,
+        caller_name=cast.caller,
         step_timeout_s=cast.step_timeout_s,
         call_timeout_s=cast.call_timeout_s,
     )
-    candidate = candidate or cast.entry(attempt.candidate).make(scenario)
-    backend = build_backend(
-        scenario.backend,
-        scenario.caller.knows,
-        agent.definition.tools,
-        scenario.caller.datetime.date(),
-    )
-    background = suite.manifest.casting.backgrounds.get(assigned.get("background", ""))
-    channel = TextChannel(
-        scenario.channel,
-        scenario.caller.knows,
-        random.Random(derive_seed(seed, "channel")),
-        background=background,
-        background_rng=random.Random(derive_seed(seed, "background")),
-        language=scenario.language,
-    )
-    return await run_episode(setup, candidate, caller, backend, channel)

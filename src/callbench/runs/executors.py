@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 from ..call import Trace
 from ..grading import Scorecard
+from ..spec import Suite
+from .config import RunConfig
 from .episodes import Attempt, Cast, run_attempt
 
 Deliver = Callable[[Attempt, Trace, Scorecard], Any]
@@ -25,26 +27,16 @@ Deliver = Callable[[Attempt, Trace, Scorecard], Any]
 class AttemptJob:
     """Everything needed to play and score one attempt in this process."""
 
-    suite: Any
-    config: Any
+    suite: Suite
+    config: RunConfig
     cast: Cast
-    graders: list
+    graders: list[Any]
     on_start: Callable[[Attempt], None] | None = None
 
     async def __call__(self, attempt: Attempt) -> tuple[Trace, Scorecard]:
         if self.on_start is not None:
             self.on_start(attempt)
-        trace = await run_attempt(
-            self.suite,
-            attempt,
-            self.config.seed,
-            cast=self.cast,
-            infra_reruns=self.config.infra_reruns,
-        )
-        card = await score_off_loop(
-            trace, self.suite.scenarios[attempt.scenario_id], self.suite.manifest, self.graders
-        )
-        return trace, card
+        return await play_and_score(self.suite, attempt, self.config, self.cast, self.graders)
 
 
 class _Graded:
@@ -146,3 +138,26 @@ class InlineExecutor:
                 )
             await _maybe_await(deliver(attempt, trace, card))
             self.delivered += 1
+
+
+async def play_and_score(
+    suite: Suite, attempt: Attempt, config: RunConfig, cast: Cast, graders: list[Any]
+) -> tuple[Trace, Scorecard]:
+    """One attempt played (with the run's infrastructure reruns) and scored off the loop: the one
+    way every executor (this process, worker processes, Ray tasks) turns an attempt into a trace
+    and its scorecard."""
+    trace = await run_attempt(
+        suite, attempt, config.seed, cast=cast, infra_reruns=config.infra_reruns
+    )
+    card = await score_off_loop(
+        trace, suite.scenarios[attempt.scenario_id], suite.manifest, graders
+    )
+    return trace, card
+
+
+async def close_models(cast: Cast) -> None:
+    """Close every model client the cast opened (connection pools, local servers)."""
+    for model in cast.models.values():
+        close = getattr(model, "aclose", None)
+        if close is not None:
+            await close()

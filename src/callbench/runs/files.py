@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..layout import TEMPORARY_SUFFIX
+
 
 def write_json_atomic(path: Path, text: str, made: set[Path] | None = None) -> None:
     """Write whole or not at all: a reader never sees half a file, and a write the disk refuses
@@ -24,7 +26,7 @@ def write_json_atomic(path: Path, text: str, made: set[Path] | None = None) -> N
         path.parent.mkdir(parents=True, exist_ok=True)
         if made is not None:
             made.add(path.parent)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(path.name + TEMPORARY_SUFFIX)
     try:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)

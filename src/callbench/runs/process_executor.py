@@ -21,34 +21,33 @@ import multiprocessing as mp
 import traceback
 from collections.abc import Callable
 from dataclasses import asdict
+from typing import Any
 
 from ..call import Trace
 from ..errors import CallbenchError
 from ..grading import Scorecard
+from ..models.limits import ProviderLimits, SharedCooldownGate, cooldown_slot
 from .episodes import Attempt
-from .executors import AttemptJob, Deliver, _maybe_await
+from .executors import AttemptJob, Deliver, _maybe_await, close_models, play_and_score
+from .manifest import RunManifest
+from .worker import worker_run
 
 
 def _worker(
     source: str,
-    meta: dict,
-    limits: dict,
+    meta: dict[str, Any],
+    limits: dict[str, dict[str, int | None]],
     attempts: list[tuple[str, str, int]],
     concurrency: int,
-    results,
-    stop_flag,
-    cooldowns=None,
+    results: Any,
+    stop_flag: Any,
+    cooldowns: Any = None,
 ) -> None:
-    from ..models.limits import SharedCooldownGate, cooldown_slot
-    from .episodes import run_attempt
-    from .executors import score_off_loop
-    from .ray_executor import _worker_run
-
-    def shared_gate(key, lim):
+    def shared_gate(key: str, lim: ProviderLimits) -> SharedCooldownGate:
         return SharedCooldownGate(lim, cooldowns, cooldown_slot(key, len(cooldowns)))
 
     async def main() -> None:
-        suite, config, cast, graders = _worker_run(
+        suite, config, cast, graders = worker_run(
             source, meta, limits, gate_factory=shared_gate if cooldowns is not None else None
         )
         queue = list(reversed(attempts))
@@ -58,12 +57,7 @@ def _worker(
                 candidate, scenario_id, repeat = queue.pop()
                 results.put(("start", candidate, scenario_id, repeat, None, None))
                 attempt = Attempt(candidate, scenario_id, repeat)
-                trace = await run_attempt(
-                    suite, attempt, config.seed, cast=cast, infra_reruns=config.infra_reruns
-                )
-                card = await score_off_loop(
-                    trace, suite.scenarios[scenario_id], suite.manifest, graders
-                )
+                trace, card = await play_and_score(suite, attempt, config, cast, graders)
                 results.put(
                     (
                         "done",
@@ -78,10 +72,7 @@ def _worker(
         try:
             await asyncio.gather(*(one_worker() for _ in range(max(1, concurrency))))
         finally:
-            for model in cast.models.values():
-                close = getattr(model, "aclose", None)
-                if close is not None:
-                    await close()
+            await close_models(cast)
 
     try:
         asyncio.run(main())
@@ -121,8 +112,6 @@ class ProcessExecutor:
     async def run(
         self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]
     ) -> None:
-        from .runner import _run_meta
-
         if not attempts:
             return
         ctx = mp.get_context(
@@ -130,8 +119,8 @@ class ProcessExecutor:
         )  # a fresh interpreter: no inherited event loop, threads or sockets
         results = ctx.Queue()
         stop_flag = ctx.Event()
-        meta = _run_meta(job.suite, job.config)
-        limits = {k: asdict(v) for k, v in getattr(job.config, "limits", {}).items()}
+        meta = RunManifest.build(job.suite, job.config).as_json()
+        limits = {k: asdict(v) for k, v in job.config.limits.items()}
         processes = min(
             [self.processes] + [v for lim in limits.values() for v in lim.values() if v]
         )

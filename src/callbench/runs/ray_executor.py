@@ -22,81 +22,28 @@ play it.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
 from ..call import Trace
 from ..errors import CallbenchError
 from ..grading import Scorecard
 from .episodes import Attempt
-from .executors import AttemptJob, Deliver, _maybe_await
+from .executors import AttemptJob, Deliver, _maybe_await, close_models, play_and_score
+from .manifest import RunManifest
 from .ray_gates import start_gate_server
+from .worker import worker_run
 
 INSTALL_HINT = "the ray executor needs the 'ray' extra: pip install -e '.[ray]'"
 
-# Per worker process: (suite, config, cast, graders) by run. A worker plays many calls of the same
-# run, and
-# loading and validating the suite, or starting a local model server, once per call would dominate
-# short calls.
-_WORKER_RUNS: dict[str, tuple[Any, Any, Any, list]] = {}
 
-
-def _import_ray():
+def _import_ray() -> Any:
     try:
         import ray
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise CallbenchError(INSTALL_HINT) from exc
     return ray
-
-
-def _run_key(meta: dict[str, Any], limits: dict[str, Any], gates: Any = None) -> str:
-    """Suite and run id, plus the adapter options, prices, limits and gate actor the run id leaves
-    out: a
-    long-lived cluster worker must not reuse one run's model clients (or gates) for another run."""
-    gate_id = gates.token if gates is not None else None
-    extra = hashlib.sha256(
-        json.dumps(
-            [meta.get("options"), meta.get("prices"), limits, gate_id], sort_keys=True, default=str
-        ).encode()
-    )
-    return f"{meta['suite']['sha256']}:{meta['run_id']}:{extra.hexdigest()[:12]}"
-
-
-def _worker_run(
-    source: str,
-    meta: dict[str, Any],
-    limits: dict[str, Any],
-    gates: Any = None,
-    gate_factory: Any = None,
-):
-    """`gates` links Ray workers to their run's gate actor; `gate_factory` is another
-    process-spanning gate
-    (the processes executor's shared cool-down); without either, gates are this process's own."""
-    from ..models.limits import ProviderLimits
-    from ..suite_check import load_suite
-    from .ray_gates import RemoteGate
-    from .runner import config_from_run, make_cast
-
-    key = _run_key(meta, limits, gates)
-    if key not in _WORKER_RUNS:
-        suite = load_suite(source)
-        if suite.sha256 != meta["suite"]["sha256"]:
-            raise CallbenchError(
-                f"the suite at {source} on this worker is not the driver's (sha256 "
-                f"{suite.sha256[:12]}… "
-                f"here, {meta['suite']['sha256'][:12]}… on the driver)"
-            )
-        config = config_from_run(meta)
-        if limits and not config.limits:  # run.json does not keep them
-            config = replace(config, limits={k: ProviderLimits(**v) for k, v in limits.items()})
-        if gates is not None:
-            gate_factory = lambda k, lim: RemoteGate(gates.server, k, lim)  # noqa: E731
-        cast = make_cast(config, gate_factory=gate_factory)
-        _WORKER_RUNS[key] = (suite, config, cast, cast.graders())
-    return _WORKER_RUNS[key]
 
 
 def play_attempt(
@@ -109,31 +56,18 @@ def play_attempt(
     gates: Any = None,
 ) -> tuple[str, str]:
     """One call, played and scored in a worker; returns (trace JSON, scorecard JSON). `gates` links
-    to the
-    run's GateServer actor (None when the run has no limits)."""
-    from .episodes import run_attempt
-    from .executors import score_off_loop
-
-    suite, config, cast, graders = _worker_run(source, meta, limits, gates)
+    to the run's GateServer actor (None when the run has no limits)."""
+    suite, config, cast, graders = worker_run(source, meta, limits, gates)
     attempt = Attempt(candidate, scenario_id, repeat)
 
     async def play() -> tuple[str, str]:
         try:
-            trace = await run_attempt(
-                suite, attempt, config.seed, cast=cast, infra_reruns=config.infra_reruns
-            )
-            card = await score_off_loop(
-                trace, suite.scenarios[scenario_id], suite.manifest, graders
-            )
+            trace, card = await play_and_score(suite, attempt, config, cast, graders)
             return trace.to_json(), card.model_dump_json()
         finally:
-            # Clients keep one connection pool per event loop, and this loop ends with the call; the
-            # cached
-            # cast stays usable because the next call's loop makes its own pool.
-            for model in cast.models.values():
-                close = getattr(model, "aclose", None)
-                if close is not None:
-                    await close()
+            # Clients keep one connection pool per event loop, and this loop ends with the call;
+            # the cached cast stays usable because the next call's loop makes its own pool.
+            await close_models(cast)
 
     return asyncio.run(play())
 
@@ -154,7 +88,7 @@ class RayExecutor:
         """per endpoint, after a run with limits: the most requests in flight at once, seconds
         waited"""
 
-    def _connect(self, ray) -> bool:
+    def _connect(self, ray: Any) -> bool:
         """Join the given cluster, or start a small local one; True if this executor started Ray."""
         if ray.is_initialized():
             return False
@@ -172,8 +106,6 @@ class RayExecutor:
     async def run(
         self, attempts: list[Attempt], job: AttemptJob, deliver: Deliver, stop: Callable[[], bool]
     ) -> None:
-        from .runner import _run_meta
-
         if not attempts:
             return
         ray = _import_ray()
@@ -181,8 +113,8 @@ class RayExecutor:
         try:
             remote = ray.remote(play_attempt)
             source = str(job.suite.root)
-            meta_ref = ray.put(_run_meta(job.suite, job.config))
-            limits = {k: asdict(v) for k, v in getattr(job.config, "limits", {}).items()}
+            meta_ref = ray.put(RunManifest.build(job.suite, job.config).as_json())
+            limits = {k: asdict(v) for k, v in job.config.limits.items()}
             gates = start_gate_server(ray) if limits else None
             queue = list(reversed(attempts))
             in_flight: dict[Any, Attempt] = {}

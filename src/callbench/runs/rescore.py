@@ -15,10 +15,12 @@ from ..call import read_trace
 from ..errors import CallbenchError
 from ..grading import Scorecard
 from ..grading.scorecard import SCORING_MODES
+from ..layout import scorecards_folder
+from ..reports.report import build_report
 from .episodes import Cast
-from .executors import score_off_loop
+from .executors import close_models, score_off_loop
 from .files import write_json_atomic
-from .runner import attempt_order, config_from_run, scorecard_path, trace_path
+from .stored import open_run
 
 
 @dataclass
@@ -26,15 +28,6 @@ class RescoreResult:
     report_path: Path
     report: dict[str, Any]
     scorecards: list[Scorecard]
-
-
-def read_run(run_dir: Path) -> dict[str, Any]:
-    try:
-        return json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CallbenchError(f"{run_dir}: not a run folder (no run.json)") from None
-    except json.JSONDecodeError as exc:
-        raise CallbenchError(f"{run_dir}/run.json: not valid JSON ({exc.msg})") from None
 
 
 def rescore(
@@ -70,30 +63,33 @@ async def rescore_async(
     force: bool = False,
     scoring: str | None = None,
 ) -> RescoreResult:
-    """`scoring`: the mode of the new report (default: the run's own)."""
-    from ..reports.report import build_report
-    from ..suite_check import load_suite
-
-    run = read_run(run_dir)
-    suite = load_suite(run["suite"].get("source") or run["suite"]["id"])
-    if suite.sha256 != run["suite"]["sha256"] and not force:
+    """`scoring`: the mode of the new report (default: the run's own). `judge_options` of the
+    run's own judge add to (and override) the options it ran with: its key variable and settings
+    stay; a different judge takes only the options given."""
+    run = open_run(run_dir)
+    suite, stored = run.suite, run.config
+    if run.suite_changed and not force:
         raise CallbenchError(
-            f"the suite has changed since this run (sha256 {run['suite']['sha256'][:12]}… then, "
-            f"{suite.sha256[:12]}… now): re-scoring would grade old calls against new rules; use "
-            "--force to do it anyway"
+            f"the suite has changed since this run (sha256 {run.manifest.suite.sha256[:12]}… "
+            f"then, {suite.sha256[:12]}… now): re-scoring would grade old calls against new "
+            "rules; use --force to do it anyway"
         )
-    stored = config_from_run(run)
     config = replace(
         stored,
         judge=judge,
-        judge_options=dict(judge_options or {}),
+        judge_options=run.judge_options(judge, judge_options),
         scoring=scoring or stored.scoring,
     )
     if config.scoring not in SCORING_MODES:
         raise CallbenchError(
             f"unknown scoring mode '{config.scoring}' (one of {', '.join(SCORING_MODES)})"
         )
-    cast = Cast(caller=config.caller, judge=judge, judge_options=dict(judge_options or {}))
+    cast = Cast(
+        caller=config.caller,
+        judge=config.judge,
+        judge_options=dict(config.judge_options),
+        limits=dict(config.limits),
+    )
     chosen = cast.graders()
     if graders:
         unknown = set(graders) - {g.name for g in chosen}
@@ -104,31 +100,23 @@ async def rescore_async(
             )
         chosen = [g for g in chosen if g.name in graders]
     tag = tag or "rescored-" + dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder = f"scorecards-{tag}"
-    attempts = attempt_order(
-        config, list(config.scenarios) if config.scenarios else list(suite.scenarios)
-    )
+    folder = scorecards_folder(tag)
     cards: list[Scorecard] = []
-    for attempt in attempts:
-        path = trace_path(run_dir, attempt)
-        if not path.exists():
-            # an attempt the run never finished: nothing to grade, and the report counts what exists
-            continue
-        trace = read_trace(path)
-        card = await score_off_loop(
-            trace, suite.scenarios[attempt.scenario_id], suite.manifest, chosen
-        )
-        write_json_atomic(scorecard_path(run_dir, attempt, folder), card.model_dump_json(indent=1))
-        cards.append(card)
-    for model in cast.models.values():
-        close = getattr(model, "aclose", None)
-        if close is not None:
-            await close()
-    old = (
-        json.loads((run_dir / "report.json").read_text(encoding="utf-8"))
-        if (run_dir / "report.json").exists()
-        else {}
-    )
+    try:
+        for attempt in run.attempts():
+            path = run.layout.trace(attempt)
+            if not path.exists():
+                # an attempt the run never finished: nothing to grade, the report counts what exists
+                continue
+            trace = read_trace(path)
+            card = await score_off_loop(
+                trace, suite.scenarios[attempt.scenario_id], suite.manifest, chosen
+            )
+            write_json_atomic(run.layout.scorecard(attempt, folder), card.model_dump_json(indent=1))
+            cards.append(card)
+    finally:
+        await close_models(cast)
+    old = run.old_report()
     report = build_report(
         suite,
         config,
@@ -138,9 +126,9 @@ async def rescore_async(
         judge=cast.judge_info(),
         candidate_models=old.get("candidate_models"),
         scorecards=folder,
-        rescored_from="report.json",
-        run_id=run.get("run_id"),
+        rescored_from=run.layout.report().name,
+        run_id=run.manifest.run_id,
     )
-    report_path = run_dir / f"report-{tag}.json"
+    report_path = run.layout.report(tag)
     write_json_atomic(report_path, json.dumps(report, indent=1, ensure_ascii=False))
     return RescoreResult(report_path=report_path, report=report, scorecards=cards)

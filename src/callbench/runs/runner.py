@@ -1,93 +1,41 @@
-"""A sweep: candidates × scenarios × repeats, each call run, scored and written to the run folder.
-
-Layout of a run folder:
-    run.json                                   the run's configuration
-    run.sqlite                                 the store: what the run has done (runs/store.py)
-    run.lock                                   held by the one process sweeping the folder
-    traces/<candidate>/<scenario>/r<k>.json    one trace per attempt, written whole (temp file +
-    rename)
-    scorecards/<candidate>/<scenario>/r<k>.json
-    report.json                                summary + sha256 manifest of every file above
-
-<candidate> is `candidate_folder(name)`: the name itself when it is a plain file name, else a slug
-and a hash.
+"""A sweep: candidates × scenarios × repeats, each call run, scored and written to the run folder
+(its layout: callbench/layout.py; its manifest, run.json: runs/manifest.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import hashlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._version import __version__
 from ..call import Trace
 from ..callers import ScriptedCallerUnavailable
 from ..grading import Scorecard
+from ..layout import STORE, TEMPORARY_SUFFIX, RunLayout
+from ..reports.report import build_report
 from ..spec import Suite
 from .budget import Budget
-from .config import ConfigError
+from .config import DEFAULT_CANDIDATES, ConfigError, RunConfig
 from .episodes import Attempt, Cast
+from .executors import AttemptJob, Executor, LocalExecutor, close_models
 from .files import write_json_atomic
+from .manifest import RunManifest
 from .store import RunStore, StoreError, run_lock, unwritable
 
-DEFAULT_CANDIDATES = ("oracle", "noop", "shortcut", "spray")
-"""The answer key, the floor and the two scripts with no model: together they show whether the suite
-is sound."""
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    candidates: tuple[str, ...] = DEFAULT_CANDIDATES
-    repeats: int = 1
-    seed: int = 0
-    caller: str = "scripted"
-    concurrency: int = 8
-    scenarios: tuple[str, ...] | None = None
-    infra_reruns: int = 3
-    """an attempt that fails for infrastructure reasons (provider, caller simulator) is rerun this
-    many times"""
-    candidate_options: dict[str, Any] = field(default_factory=dict, hash=False)
-    caller_options: dict[str, Any] = field(default_factory=dict, hash=False)
-    judge: str | None = None
-    """a model spec for the task and conversation judges; None: judged items are reported as not
-    measured"""
-    judge_options: dict[str, Any] = field(default_factory=dict, hash=False)
-    limits: dict[str, Any] = field(default_factory=dict, hash=False)
-    """per endpoint: {"openai:gpt-4.1-mini" or "openai:*": ProviderLimits(concurrency=, rpm=,
-    tpm=)}"""
-    prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False)
-    """USD per million tokens by model label: {"openai:gpt-4.1-mini": {"input": .4, "cached_input":
-    .1, "output": 1.6}}"""
-    step_timeout_s: float | None = 300.0
-    """the candidate's deadline for one message (a model request, an agent's answer); blown: a model
-    error, scored"""
-    call_timeout_s: float | None = 900.0
-    """the candidate's deadline over a whole call, summed over its messages (the utility-billing
-    reference used 900 s)"""
-    scoring: str = "guards"
-    """how verdicts fold into pillars: "guards" (kept rules earn nothing, broken ones cost) or
-    "reference"
-    (every applicable item on both sides); scorecards carry both, reports use this one"""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "candidates": list(self.candidates),
-            "repeats": self.repeats,
-            "seed": self.seed,
-            "caller": self.caller,
-            "scenarios": list(self.scenarios) if self.scenarios else None,
-            "infra_reruns": self.infra_reruns,
-            "judge": self.judge,
-            "scoring": self.scoring,
-            "step_timeout_s": self.step_timeout_s,
-            "call_timeout_s": self.call_timeout_s,
-        }
+__all__ = [
+    "DEFAULT_CANDIDATES",
+    "RunConfig",
+    "RunResult",
+    "attempt_order",
+    "make_cast",
+    "plan",
+    "run_suite",
+    "run_suite_async",
+]
 
 
 @dataclass
@@ -95,16 +43,6 @@ class RunResult:
     out_dir: Path
     report: dict[str, Any]
     scorecards: list[Scorecard] = field(default_factory=list)
-
-
-def run_id(suite: Suite, config: RunConfig) -> str:
-    """Derived from what determines the run (suite hash and configuration), not from time or place,
-    so the
-    statistics seeded by it are the same for the same run wherever and whenever it is rebuilt."""
-    import hashlib
-
-    key = json.dumps({"suite": suite.sha256, **config.as_dict()}, sort_keys=True)
-    return f"{suite.id}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
 def make_cast(config: RunConfig, gate_factory: Any = None) -> Cast:
@@ -158,132 +96,26 @@ def attempt_order(config: RunConfig, scenario_ids: list[str]) -> list[Attempt]:
     ]
 
 
-PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:+@=-]{0,119}")
-"""A candidate name that is already a safe, portable-enough folder name (oracle,
-openai:gpt-4.1-mini): kept as is."""
-
-
-def candidate_folder(name: str) -> str:
-    """The folder of a candidate's files. Names are not paths: `http://host/../../x` must not
-    write outside the run, and `http://host/a/./b` and `http://host/a/b` are two candidates, so
-    two folders. A plain name is its own folder (runs made before read back unchanged); any other
-    becomes a readable slug plus a hash of the exact name.
-    Plain names never contain "~" and every slug does, so no candidate can land in another's
-    folder."""
-    if PLAIN_NAME.fullmatch(name):
-        return name
-    readable = re.sub(r"[^A-Za-z0-9_.+@=-]+", "-", name).strip("-.")[:60].strip("-.") or "candidate"
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"{readable}~{digest}"
-
-
-def trace_path(out: Path, attempt: Attempt) -> Path:
-    return (
-        out
-        / "traces"
-        / candidate_folder(attempt.candidate)
-        / attempt.scenario_id
-        / f"r{attempt.repeat}.json"
-    )
-
-
-def scorecard_path(out: Path, attempt: Attempt, folder: str = "scorecards") -> Path:
-    """`folder`: another set of the run's scorecards with the same layout (a re-score's
-    scorecards-<tag>)."""
-    return (
-        out
-        / folder
-        / candidate_folder(attempt.candidate)
-        / attempt.scenario_id
-        / f"r{attempt.repeat}.json"
-    )
-
-
 def _strip(card: Scorecard) -> Scorecard:
     """What the report needs of a call, without its per-item verdicts (those stay in the store and
     files)."""
     return card.model_copy(update={"items": []})
 
 
-def _run_meta(suite: Suite, config: RunConfig) -> dict[str, Any]:
-    return {
-        "run_id": run_id(suite, config),
-        "suite": {
-            "id": suite.id,
-            "version": suite.manifest.version,
-            "sha256": suite.sha256,
-            "source": str(suite.root),
-        },
-        "config": config.as_dict(),
-        "prices": config.prices,
-        "code_version": __version__,
-        "options": {
-            role: _public_options(getattr(config, f"{role}_options"))
-            for role in ("candidate", "caller", "judge")
-        },
-    }
-
-
-def _public_options(options: dict[str, Any]) -> dict[str, Any]:
-    """Adapter options as stored for resume: endpoints, key variable names and settings (never a
-    key)."""
-    out = {
-        k: v
-        for k, v in options.items()
-        if k != "settings" and isinstance(v, (str, int, float, bool, dict, type(None)))
-    }
-    if options.get("settings") is not None:
-        out["settings"] = options["settings"].__dict__
-    return out
-
-
-def config_from_run(meta: dict[str, Any]) -> RunConfig:
-    """The configuration a stored run was made with, so `--resume` continues exactly that run."""
-    from ..models.base import ModelSettings
-
-    def options(raw: dict[str, Any] | None) -> dict[str, Any]:
-        raw = dict(raw or {})
-        if isinstance(raw.get("settings"), dict):
-            raw["settings"] = ModelSettings(**raw["settings"])
-        return raw
-
-    cfg = meta["config"]
-    opts = meta.get("options", {})
-    return RunConfig(
-        candidates=tuple(cfg["candidates"]),
-        repeats=cfg["repeats"],
-        seed=cfg["seed"],
-        caller=cfg["caller"],
-        scenarios=tuple(cfg["scenarios"]) if cfg.get("scenarios") else None,
-        infra_reruns=cfg.get("infra_reruns", 3),
-        judge=cfg.get("judge"),
-        prices=meta.get("prices", {}),
-        scoring=cfg.get("scoring", "guards"),
-        step_timeout_s=cfg.get("step_timeout_s", 300.0),
-        call_timeout_s=cfg.get("call_timeout_s", 900.0),
-        candidate_options=options(opts.get("candidate")),
-        caller_options=options(opts.get("caller")),
-        judge_options=options(opts.get("judge")),
-    )
-
-
-def _check_resumable(out_dir: Path, store: RunStore, meta: dict[str, Any]) -> None:
+def _check_resumable(out_dir: Path, store: RunStore, manifest: RunManifest) -> None:
     """Resume only the same run: a changed suite or configuration would mix two experiments in one
     report."""
-    old = store.get_meta("run")
-    if old is None:
-        raise StoreError(f"{out_dir}: no run store to resume (run.sqlite missing or empty)")
-    if old["suite"]["sha256"] != meta["suite"]["sha256"]:
+    stored = store.get_meta("run")
+    if stored is None:
+        raise StoreError(f"{out_dir}: no run store to resume ({STORE} missing or empty)")
+    old = RunManifest.parse(stored, str(RunLayout(out_dir).store))
+    if old.suite.sha256 != manifest.suite.sha256:
         raise StoreError(
-            f"cannot resume {out_dir}: the suite changed (sha256 {old['suite']['sha256'][:12]}… "
+            f"cannot resume {out_dir}: the suite changed (sha256 {old.suite.sha256[:12]}… "
             "then, "
-            f"{meta['suite']['sha256'][:12]}… now)"
+            f"{manifest.suite.sha256[:12]}… now)"
         )
-    changed = sorted(
-        k
-        for k in set(old["config"]) | set(meta["config"])
-        if old["config"].get(k) != meta["config"].get(k)
-    )
+    changed = old.changed_settings(manifest)
     if changed:
         raise StoreError(
             f"cannot resume {out_dir}: the run configuration changed ({', '.join(changed)})"
@@ -297,7 +129,7 @@ async def run_suite_async(
     on_done: Callable[[Attempt, Scorecard], None] | None = None,
     *,
     resume: bool = False,
-    executor: Any = None,
+    executor: Executor | None = None,
     max_cost: float | None = None,
 ) -> RunResult:
     """Run (or resume) a sweep, holding the run folder's lock from before anything there is touched
@@ -306,18 +138,17 @@ async def run_suite_async(
     again."""
     cast = make_cast(config)
     attempts = plan(suite, config, cast)
-    meta = _run_meta(suite, config)
-    if (
-        resume and not (out_dir / "run.sqlite").is_file()
-    ):  # checked before the lock, which would leave a file
-        raise StoreError(f"{out_dir}: no run store to resume (run.sqlite missing or empty)")
+    manifest = RunManifest.build(suite, config)
+    layout = RunLayout(out_dir)
+    if resume and not layout.store.is_file():  # checked before the lock, which would leave a file
+        raise StoreError(f"{out_dir}: no run store to resume ({STORE} missing or empty)")
     if not resume:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise unwritable(out_dir, exc) from None
     with run_lock(out_dir):
-        store = RunStore(out_dir / "run.sqlite", create=not resume)
+        store = RunStore(layout.store, create=not resume)
         try:
             return await _sweep(
                 suite,
@@ -326,7 +157,7 @@ async def run_suite_async(
                 store,
                 cast,
                 attempts,
-                meta,
+                manifest,
                 on_done,
                 resume,
                 executor,
@@ -343,25 +174,26 @@ async def _sweep(
     store: RunStore,
     cast: Cast,
     attempts: list[Attempt],
-    meta: dict[str, Any],
+    manifest: RunManifest,
     on_done: Callable[[Attempt, Scorecard], None] | None,
     resume: bool,
-    executor: Any,
+    executor: Executor | None,
     max_cost: float | None,
 ) -> RunResult:
     """The store commits each finished call whole; the JSON files beside it are written from the
     same data just
     before, and rewritten on resume if they went missing. The first save the disk refuses stops
     the sweep."""
-    from ..reports.report import build_report
-    from .executors import AttemptJob, LocalExecutor
-
+    layout = RunLayout(out_dir)
     if resume:
-        _check_resumable(out_dir, store, meta)
+        _check_resumable(out_dir, store, manifest)
         _remove_leftovers(out_dir)
     else:
-        store.set_meta(run=meta)
-        _write(out_dir, out_dir / "run.json", json.dumps(meta, indent=1))
+        store.set_meta(run=manifest.as_json())
+        try:
+            manifest.write(out_dir)
+        except OSError as exc:
+            raise unwritable(out_dir, exc) from None
     by_id = {a.trace_id: a for a in attempts}
     store.add_attempts(attempts)
     store.reset_interrupted()
@@ -371,9 +203,9 @@ async def _sweep(
         card_json,
     ) in store.finished():  # files lost after the commit (deleted, an older run)
         a = by_id[trace_id]
-        if not trace_path(out_dir, a).exists() or not scorecard_path(out_dir, a).exists():
-            _write(out_dir, trace_path(out_dir, a), trace_json)
-            _write(out_dir, scorecard_path(out_dir, a), card_json)
+        if not layout.trace(a).exists() or not layout.scorecard(a).exists():
+            _write(out_dir, layout.trace(a), trace_json)
+            _write(out_dir, layout.scorecard(a), card_json)
     todo = [by_id[t] for t in store.pending()]
     budget = Budget(max_cost, config.prices)
     for _, _, card_json in store.finished():
@@ -407,17 +239,14 @@ async def _sweep(
             on_done(attempt, card)
 
     job = AttemptJob(suite, config, cast, cast.graders(), on_start=start)
-    executor = executor or LocalExecutor(config.concurrency)
+    chosen = executor or LocalExecutor(config.concurrency)
     # what exists now (suite, SDKs, plan) lives all sweep: keep the full collections from walking it
     gc.freeze()
     try:
-        await executor.run(todo, job, deliver, lambda: bool(broken) or budget.exhausted())
+        await chosen.run(todo, job, deliver, lambda: bool(broken) or budget.exhausted())
     finally:
         gc.unfreeze()
-        for model in cast.models.values():
-            close = getattr(model, "aclose", None)
-            if close is not None:
-                await close()
+        await close_models(cast)
     # read back rather than kept as calls finish: memory stays flat however long the sweep
     cards = [_strip(Scorecard.model_validate_json(c)) for _, _, c in store.finished()]
     counts = store.counts()
@@ -429,7 +258,7 @@ async def _sweep(
         caller=cast.caller_info(),
         judge=cast.judge_info(),
         candidate_models={n: e.model for n, e in cast.entries.items() if e.model},
-        run_id=meta["run_id"],
+        run_id=manifest.run_id,
     )
     report["store"] = {
         "attempts": len(attempts),
@@ -437,7 +266,7 @@ async def _sweep(
         "stopped_by_budget": budget.exhausted() and counts.get("pending", 0) > 0,
         "spent_usd": round(budget.spent, 6),
     }
-    _write(out_dir, out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
+    _write(out_dir, layout.report(), json.dumps(report, indent=1, ensure_ascii=False))
     return RunResult(out_dir=out_dir, report=report, scorecards=cards)
 
 
@@ -448,7 +277,8 @@ def _save_call(
     is not done
     and runs again on resume. If the commit fails too, its files go: nothing is left half-saved."""
     trace_json, card_json = trace.to_json(), card.model_dump_json(indent=1)
-    paths = (trace_path(out_dir, attempt), scorecard_path(out_dir, attempt))
+    layout = RunLayout(out_dir)
+    paths = (layout.trace(attempt), layout.scorecard(attempt))
     try:
         for path, text in zip(paths, (trace_json, card_json)):
             write_json_atomic(path, text, made)
@@ -482,7 +312,7 @@ def _remove_leftovers(out_dir: Path) -> None:
     run's lock:
     otherwise it could pull a file from under another process's write."""
     try:
-        for leftover in out_dir.rglob("*.tmp"):
+        for leftover in out_dir.rglob("*" + TEMPORARY_SUFFIX):
             if leftover.is_file():
                 leftover.unlink()
     except OSError as exc:

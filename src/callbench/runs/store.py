@@ -12,18 +12,18 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-try:
+if sys.platform != "win32":
     import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None
 
 from ..errors import CallbenchError
+from ..layout import STORE, RunLayout
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -43,9 +43,6 @@ CREATE INDEX IF NOT EXISTS attempts_state ON attempts(state);
 """
 
 FINISHED = ("completed", "excluded")
-
-
-LOCK_FILE = "run.lock"
 
 
 class StoreError(CallbenchError):
@@ -77,7 +74,7 @@ def run_lock(folder: Path) -> Iterator[None]:
     never leaves its folder locked. The file stays (deleting it would let a third process lock a
     new one)."""
     try:
-        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(RunLayout(folder).lock, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise unwritable(folder, exc) from None
     try:
@@ -88,8 +85,8 @@ def run_lock(folder: Path) -> Iterator[None]:
 
 
 def _lock(fd: int, folder: Path) -> None:
-    if fcntl is None:  # pragma: no cover - Windows
-        import msvcrt
+    if sys.platform == "win32":  # pragma: no cover - Windows
+        import msvcrt  # Windows only
 
         try:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
@@ -114,14 +111,16 @@ def _lock(fd: int, folder: Path) -> None:
 
 
 class RunStore:
+    db: sqlite3.Connection
+    """set once the store is open (absent while it opens: nothing for `_saving` to roll back)"""
+
     def __init__(self, path: str | Path, *, create: bool = True):
         """`create=False`: open an existing store only (resume), never leave an empty one behind."""
         self.path = Path(path)
         if not create and not self.path.is_file():
             raise StoreError(
-                f"{self.path.parent}: no run store to resume (run.sqlite missing or empty)"
+                f"{self.path.parent}: no run store to resume ({STORE} missing or empty)"
             )
-        self.db = None
         with self._saving():
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -140,16 +139,18 @@ class RunStore:
         except (
             sqlite3.OperationalError
         ) as exc:  # not IntegrityError and the like: those are harness bugs
-            if self.db is not None and self.db.in_transaction:
+            db = getattr(self, "db", None)
+            if db is not None and db.in_transaction:
                 try:
-                    self.db.rollback()
+                    db.rollback()
                 except sqlite3.Error:
                     pass
             raise unwritable(self.path.parent, exc) from None
 
     def close(self) -> None:
-        if self.db is not None:
-            self.db.close()
+        db = getattr(self, "db", None)
+        if db is not None:
+            db.close()
 
     # --- meta -------------------------------------------------------------------------------
     def get_meta(self, key: str) -> Any:

@@ -4,7 +4,7 @@ A benchmark that varies who calls (calm, angry) and what else the microphone hea
 television) must give every candidate the same assignment for the same scenario and repeat, or the
 comparison mixes candidates with conditions. A suite names its personas and backgrounds here; the
 run
-assigns them from the suite's own casting seed (runs/casting.py), never from the run seed, so two
+assigns them from the suite's own casting seed (play/casting.py), never from the run seed, so two
 runs
 and every candidate in them agree.
 

@@ -2,6 +2,8 @@
 
 Candidates, callers and backends exchange only these, so each side can be
 replaced by a fake (or a remote service) without touching the turn loop.
+`ToolCall` and `Usage` are the model layer's own values (models/types.py),
+re-exported here: what a model answers travels into the trace unchanged.
 """
 
 from __future__ import annotations
@@ -9,31 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..models.types import ToolCall, Usage
 from ..spec import MatchResult
 
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """A tool call as a candidate emitted it: arguments stay raw text until the engine parses
-    them."""
-
-    name: str
-    arguments: str
-    id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    retries: int = 0
-    """provider requests the model layer repeated after a retryable failure (tokens count the answer
-    kept)"""
-
-    @property
-    def total(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
+__all__ = [
+    "CallerUtterance",
+    "CandidateStep",
+    "ObservedMessage",
+    "PublicTurn",
+    "ToolCall",
+    "ToolOutcome",
+    "Usage",
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ calls where the judge and the code part ways instead of trusting a single rate.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from ..call.trace import Trace
@@ -78,7 +79,12 @@ async def calibrate_traces(
         TaskJudge(model, label),
         ConversationJudge(model, label),
     )
-    code_llm, self_task, self_conv, order_task, order_conv = [], [], [], [], []
+    Pairs = list[tuple[dict[str, Any], Hashable, Hashable]]
+    code_llm: Pairs = []
+    self_task: Pairs = []
+    self_conv: Pairs = []
+    order_task: Pairs = []
+    order_conv: Pairs = []
     failures = 0
     for trace, scenario in traces:
         meta = {"trace": trace.id}
@@ -96,16 +102,16 @@ async def calibrate_traces(
                             llm[item.id]["holds"],
                         )
                     )
-            runs = [await task.agrade(trace, scenario, suite) for _ in range(repeats)]
-            reversed_run = await task.agrade(trace, scenario, suite, reverse=True)
+            runs = [(await task.agrade(trace, scenario, suite)).verdicts for _ in range(repeats)]
+            reversed_run = (await task.agrade(trace, scenario, suite, reverse=True)).verdicts
             for i, first in enumerate(runs[0]):
                 for other in runs[1:]:
                     self_task.append(({**meta, "criterion": first.id}, first.label, other[i].label))
                 order_task.append(
                     ({**meta, "criterion": first.id}, first.label, reversed_run[i].label)
                 )
-            ratings = [await conv.agrade(trace, scenario, suite) for _ in range(repeats)]
-            reversed_ratings = await conv.agrade(trace, scenario, suite, reverse=True)
+            ratings = [(await conv.agrade(trace, scenario, suite)).verdicts for _ in range(repeats)]
+            reversed_ratings = (await conv.agrade(trace, scenario, suite, reverse=True)).verdicts
             for i, first in enumerate(ratings[0]):
                 for other in ratings[1:]:
                     self_conv.append(

@@ -10,12 +10,12 @@ RayExecutor         Ray tasks on a cluster (runs/ray_executor.py, optional extra
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..call import Trace
-from ..grading import Scorecard
+from ..grading import CodeGrader, Grader, ItemVerdict, Scorecard
 from .episodes import Attempt, Cast, run_attempt
 
 Deliver = Callable[[Attempt, Trace, Scorecard], Any]
@@ -47,40 +47,36 @@ class AttemptJob:
         return trace, card
 
 
-class _Graded:
-    """A synchronous grader's verdicts, computed already: folded in the grader's place, under its
+class _Graded(CodeGrader):
+    """A deterministic grader's verdicts, computed already: folded in the grader's place, under its
     name."""
 
-    def __init__(self, name: str, verdicts: list):
+    def __init__(self, name: str, verdicts: list[ItemVerdict]):
         self.name = name
         self.verdicts = verdicts
 
-    def grade(self, trace: Trace, scenario: Any, suite: Any) -> list:
+    def grade(self, trace: Trace, scenario: Any, suite: Any) -> list[ItemVerdict]:
         return self.verdicts
 
 
 async def score_off_loop(
-    trace: Trace, scenario: Any, manifest: Any, graders: list | None
+    trace: Trace, scenario: Any, manifest: Any, graders: Sequence[Grader] | None
 ) -> Scorecard:
-    """`score_trace_async`, with the synchronous graders (the deterministic checks: CPU only, and
-    their time grows
-    with what the candidate said) run in a worker thread, so that grading one huge reply does not
-    stall every
-    other call in flight on this event loop; the LLM judges (`agrade`) are awaited here as before.
-    The scorecard
-    is the one `score_trace_async` gives: the same verdicts, folded in the same order."""
+    """`score_trace_async`, with the deterministic graders (`CodeGrader`s: CPU only, and their time
+    grows with what the candidate said) run in a worker thread, so that grading one huge reply does
+    not stall every other call in flight on this event loop; the graders that ask a model are
+    awaited here as before. The scorecard is the one `score_trace_async` gives: the same verdicts,
+    folded in the same order."""
     from ..grading.scorecard import default_graders, score_trace_async
 
-    graders = list(graders) if graders is not None else default_graders()
-    synchronous = [g for g in graders if not hasattr(g, "agrade")]
-    if synchronous:
+    chosen: list[Grader] = list(graders) if graders is not None else list(default_graders())
+    code = [g for g in chosen if isinstance(g, CodeGrader)]
+    if code:
         done = iter(
-            await asyncio.to_thread(
-                lambda: [g.grade(trace, scenario, manifest) for g in synchronous]
-            )
+            await asyncio.to_thread(lambda: [g.grade(trace, scenario, manifest) for g in code])
         )
-        graders = [g if hasattr(g, "agrade") else _Graded(g.name, next(done)) for g in graders]
-    return await score_trace_async(trace, scenario, manifest, graders)
+        chosen = [_Graded(g.name, next(done)) if isinstance(g, CodeGrader) else g for g in chosen]
+    return await score_trace_async(trace, scenario, manifest, chosen)
 
 
 class Executor(Protocol):

@@ -151,9 +151,8 @@ class OpenAICompatibleModel(ProviderModel):
 
     def _client_for_loop(self) -> Any:
         """One SDK client per event loop: its connection pool is bound to the loop that created it.
-        Call
-        `aclose()` before a loop ends (runs do): a client left behind by a finished loop cannot
-        be closed later."""
+        Call `aclose()` before a loop ends (runs do): a client left behind by a finished loop
+        cannot be closed later."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
             self._client, self._loop = self._make_client(), loop
@@ -173,9 +172,9 @@ class OpenAICompatibleModel(ProviderModel):
         json_schema: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The request. Messages and tools are already plain chat-completions JSON, so they travel
-        in
-        `extra_body`: the SDK's typed-dict transform walks every message of every request, and at a
-        hundred calls in flight that walk, not the network, was the harness's largest cost."""
+        in `extra_body`: the SDK's typed-dict transform walks every message of every request, and
+        at a hundred calls in flight that walk, not the network, was the harness's largest
+        cost."""
         s = self.settings
         body: dict[str, Any] = {"messages": messages}
         if tools:

@@ -219,3 +219,35 @@ def test_judge_usage_counts_every_re_ask_and_a_failed_judge(many_items):
     assert card.outcome == "excluded" and card.failure.kind == "JudgeFailure"
     judge = card.usage["judge"]
     assert (judge.calls, judge.prompt_tokens) == (4, 40)  # the fake counts 10 prompt tokens each
+
+
+def test_judges_the_verifier_and_code_graders_are_one_grader_protocol(many_items):
+    """LLM judges were found by `hasattr(grader, "agrade")` and the verifier was no grader at all;
+    now every grader is a `Grader`, and the deterministic ones say so by their class."""
+    from callbench.grading import CodeGrader, Grader
+    from callbench.grading.scorecard import default_graders
+    from callbench.grading.verifier import LLMVerifier
+
+    suite, scenario, trace = many_items
+
+    def respond(messages, tools):
+        checks = json.loads(messages[1]["content"].split("## Checks\n", 1)[1])
+        answers = [
+            {"id": c["id"], "holds": True, "evidence": [1, 999], "quote": "q"} for c in checks
+        ]
+        return json.dumps({"checks": answers})
+
+    model = ScriptedModel(respond=respond, name="fake:verifier")
+    verifier = LLMVerifier(model)
+    judges = [TaskJudge(model), ConversationJudge(model), verifier]
+    assert all(isinstance(g, Grader) and not isinstance(g, CodeGrader) for g in judges)
+    assert all(isinstance(g, Grader) and isinstance(g, CodeGrader) for g in default_graders())
+
+    card = asyncio.run(score_trace_async(trace, scenario, suite.manifest, [verifier]))
+    decided = [i for i in card.items if i.grader == "llm_verifier"]
+    asked = json.loads(model.requests[0]["messages"][1]["content"].split("## Checks\n", 1)[1])
+    assert len(model.requests) == 1 and [i.id for i in decided] == [c["id"] for c in asked]
+    assert decided and all(i.label == "met" and i.r == 1.0 for i in decided)
+    assert all(i.evidence == [1] and i.detail == "q" for i in decided)  # 999 is no entry
+    assert all(i.judge["model"] == "fake:verifier" for i in decided)
+    assert card.usage["judge"].calls == 1 and verifier.usage.calls == 1

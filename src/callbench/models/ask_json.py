@@ -59,6 +59,9 @@ class JsonRejected(Exception):
         self.reason = reason
         self.cost = cost
 
+    def __reduce__(self) -> tuple[type[JsonRejected], tuple[str, AskCost]]:
+        return type(self), (self.reason, self.cost)  # survives a trip to another process
+
 
 async def ask_json(
     model: ChatModel,

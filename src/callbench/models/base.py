@@ -198,6 +198,9 @@ class CloseErrors(Exception):
         names = ", ".join(f"{name} ({type(err).__name__})" for name, err in self.errors)
         super().__init__(redact(f"closing failed for {names}"))
 
+    def __reduce__(self) -> tuple[type[CloseErrors], tuple[list[tuple[str, BaseException]]]]:
+        return type(self), (self.errors,)  # survives a trip to another process
+
 
 async def close_models(models: Iterable[ChatModel]) -> None:
     """Close each model once (the same object listed under several roles is closed once), all of

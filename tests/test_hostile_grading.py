@@ -16,8 +16,9 @@ from decimal import Decimal
 import pytest
 
 from callbench.call import read_trace
+from callbench.call.trace import RoleUsage
 from callbench.grading import score_trace, spoken
-from callbench.grading.base import FixedGrader, ItemVerdict
+from callbench.grading.base import CodeGrader, FixedGrader, Graded, ItemVerdict
 from callbench.grading.conversation_checks import (
     _EMAIL,
     _TABLE_RULE,
@@ -489,7 +490,7 @@ def test_a_sweep_with_a_hostile_candidate_completes(mini_suite, tmp_path, monkey
 # ------------------------------------------------------------------------
 
 
-class _WaitsForTheLoop:
+class _WaitsForTheLoop(CodeGrader):
     """A synchronous grader that finishes only once a coroutine on the event loop has run while it
     grades: on the
     loop itself it would wait in vain (the loop waits for it), in a worker thread the loop goes
@@ -533,19 +534,22 @@ class _FakeJudge:
     name = "fake_judge"
 
     async def agrade(self, trace, scenario, suite):
-        return [
-            ItemVerdict(
-                id="closing",
-                kind="conversation",
-                pillar="conversation",
-                weight=1,
-                label="met",
-                r=1.0,
-                grader=self.name,
-                diagnostic="closing",
-                judge={"model": "fake"},
-            )
-        ]
+        return Graded(
+            [
+                ItemVerdict(
+                    id="closing",
+                    kind="conversation",
+                    pillar="conversation",
+                    weight=1,
+                    label="met",
+                    r=1.0,
+                    grader=self.name,
+                    diagnostic="closing",
+                    judge={"model": "fake"},
+                )
+            ],
+            RoleUsage(calls=1, prompt_tokens=7),
+        )
 
 
 def test_scores_off_the_loop_are_the_scores_on_it(starter):

@@ -15,6 +15,7 @@ import types
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from anthropic_sdk import fake_anthropic_sdk
 
 from callbench.call import read_trace
 from callbench.models.base import ChatResponse, ModelSettings
@@ -211,43 +212,12 @@ def test_a_short_placeholder_key_does_not_change_what_the_model_said():
 # --------------------------------
 
 
-def _fake_anthropic_sdk():
-    sdk = types.ModuleType("anthropic")
-
-    class APIError(Exception):
-        pass
-
-    class APIStatusError(APIError):
-        def __init__(self, message, *, status_code, body):
-            super().__init__(message)
-            self.status_code, self.body = status_code, body
-
-    class APITimeoutError(APIError):
-        pass
-
-    class APIConnectionError(APIError):
-        pass
-
-    class APIResponseValidationError(APIError):
-        pass
-
-    for cls in (
-        APIError,
-        APIStatusError,
-        APITimeoutError,
-        APIConnectionError,
-        APIResponseValidationError,
-    ):
-        setattr(sdk, cls.__name__, cls)
-    return sdk
-
-
 @pytest.mark.parametrize("where", ["type", "message", "raw"])
 def test_the_anthropic_client_redacts_the_key_from_errors(monkeypatch, where):
     from callbench.models.anthropic_client import AnthropicModel
 
     key = "sk-ant-hostile-4c2e8a6f1b3d5e7a9c0b"
-    sdk = _fake_anthropic_sdk()
+    sdk = fake_anthropic_sdk()
     monkeypatch.setitem(sys.modules, "anthropic", sdk)
     body = (
         {

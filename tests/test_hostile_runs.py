@@ -230,7 +230,7 @@ def _fill_after(monkeypatch, writes: int, how: str) -> None:
     written, its
     scorecard cannot be. `replace`: the temporary file was written whole, the rename fails;
     `write`: it is cut short."""
-    from callbench.runs import files
+    from callbench import files
 
     count = {"n": 0}
 

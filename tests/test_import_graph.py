@@ -13,7 +13,17 @@ import callbench
 ROOT = Path(callbench.__file__).parent
 
 LAYERS: list[set[str]] = [
-    {"errors", "_version", "jsontext", "text", "threads", "pricing", "stats", "layout"},
+    {
+        "errors",
+        "_version",
+        "jsontext",
+        "text",
+        "threads",
+        "pricing",
+        "stats",
+        "layout",
+    },
+    {"provenance", "files"},  # the package's version; whole-or-nothing writes of run files
     {"speech", "importers"},
     {"spec"},
     {"suites"},
@@ -35,11 +45,7 @@ LAYERS: list[set[str]] = [
 ]
 """Lowest first. Packages in one layer may not import each other."""
 
-PENDING = {
-    # models/base.py and the model clients import ToolCall/Usage from call: the models helper of
-    # issue 13 moves those value types into models
-    ("models", "call"),
-}
+PENDING: set[tuple[str, str]] = set()
 """Back-arrows known and being removed elsewhere; each names who removes it."""
 
 

@@ -152,3 +152,102 @@ def test_a_judge_reply_with_a_lone_surrogate_is_cleaned_and_the_scorecard_saves(
     assert (
         json.loads(card.model_dump_json())["trace_id"] == card.trace_id
     )  # serialises as UTF-8 JSON
+
+
+# --- usage: once per judge request, however many items one request decides
+
+
+@pytest.fixture(scope="module")
+def many_items():
+    """A starter scenario with several judged criteria and the suite's several rated dimensions,
+    played by the oracle."""
+    from callbench.suite_check import load_suite
+
+    suite = load_suite("starter")
+    scenario = suite.scenarios["bijli-fallen-wire-emergency"]
+    assert len(scenario.criteria) >= 3 and len(suite.manifest.conversation_criteria) >= 4
+    trace = asyncio.run(run_attempt(suite, Attempt("oracle", scenario.id, 0), 0))
+    return suite, scenario, trace
+
+
+def _answer_every_item(messages, tools):
+    rubric = json.loads(messages[1]["content"].split(" to judge\n", 1)[1])
+    if '"verdicts"' in messages[0]["content"]:
+        items = [{"id": c["id"], "label": "met", "evidence": [0], "rationale": "r"} for c in rubric]
+        return json.dumps({"verdicts": items})
+    items = [{"id": d["id"], "rating": 4, "evidence": [0], "rationale": "r"} for d in rubric]
+    return json.dumps({"ratings": items})
+
+
+def test_judge_usage_is_counted_once_per_request_not_once_per_item(many_items):
+    """Two judge requests deciding seven items were once recorded as seven calls and 70 prompt
+    tokens (the usage rode on every verdict, de-duplicated by the id of a dict pydantic copied)."""
+    from callbench.models.base import ChatResponse
+    from callbench.models.types import Usage
+
+    suite, scenario, trace = many_items
+    n_items = len(scenario.criteria) + len(suite.manifest.conversation_criteria)
+
+    def respond(messages, tools):
+        text = _answer_every_item(messages, tools)
+        return ChatResponse(text=text, usage=Usage(100, 7, cached_tokens=40), attempts=2)
+
+    model = ScriptedModel(respond=respond, name="fake:judge")
+    graders = [ActionGrader(), TaskJudge(model), ConversationJudge(model)]
+    card = asyncio.run(score_trace_async(trace, scenario, suite.manifest, graders))
+    assert len(model.requests) == 2 and card.outcome == "completed"
+    assert sum(1 for i in card.items if i.judge) == n_items >= 7
+    judge = card.usage["judge"]
+    assert (judge.calls, judge.prompt_tokens, judge.completion_tokens) == (2, 200, 14)
+    assert (judge.cached_tokens, judge.retries) == (80, 2)  # one provider retry behind each
+    assert all("usage" not in i.judge for i in card.items if i.judge)  # not per verdict any more
+
+
+def test_judge_usage_counts_every_re_ask_and_a_failed_judge(many_items):
+    suite, scenario, trace = many_items
+    task_model = ScriptedModel(["no JSON here", "still none"], name="fake:judge")
+    replies = iter(["I'd say four.", None])  # prose first, then a good answer
+
+    def respond(messages, tools):
+        return next(replies) or _answer_every_item(messages, tools)
+
+    conv_model = ScriptedModel(respond=respond, name="fake:judge")
+    graders = [TaskJudge(task_model), ConversationJudge(conv_model)]
+    card = asyncio.run(score_trace_async(trace, scenario, suite.manifest, graders))
+    # the task judge failed after two requests; the conversation judge needed two: four in all
+    assert len(task_model.requests) == 2 and len(conv_model.requests) == 2
+    assert card.outcome == "excluded" and card.failure.kind == "JudgeFailure"
+    judge = card.usage["judge"]
+    assert (judge.calls, judge.prompt_tokens) == (4, 40)  # the fake counts 10 prompt tokens each
+
+
+def test_judges_the_verifier_and_code_graders_are_one_grader_protocol(many_items):
+    """LLM judges were found by `hasattr(grader, "agrade")` and the verifier was no grader at all;
+    now every grader is a `Grader`, and the deterministic ones say so by their class."""
+    from callbench.grading import CodeGrader, Grader
+    from callbench.grading.scorecard import default_graders
+    from callbench.grading.verifier import LLMVerifier
+
+    suite, scenario, trace = many_items
+
+    def respond(messages, tools):
+        checks = json.loads(messages[1]["content"].split("## Checks\n", 1)[1])
+        answers = [
+            {"id": c["id"], "holds": True, "evidence": [1, 999], "quote": "q"} for c in checks
+        ]
+        return json.dumps({"checks": answers})
+
+    model = ScriptedModel(respond=respond, name="fake:verifier")
+    verifier = LLMVerifier(model)
+    judges = [TaskJudge(model), ConversationJudge(model), verifier]
+    assert all(isinstance(g, Grader) and not isinstance(g, CodeGrader) for g in judges)
+    assert all(isinstance(g, Grader) and isinstance(g, CodeGrader) for g in default_graders())
+
+    card = asyncio.run(score_trace_async(trace, scenario, suite.manifest, [verifier]))
+    decided = [i for i in card.items if i.grader == "llm_verifier"]
+    asked = json.loads(model.requests[0]["messages"][1]["content"].split("## Checks\n", 1)[1])
+    assert len(model.requests) == 1 and [i.id for i in decided] == [c["id"] for c in asked]
+    assert decided and all(i.label == "met" and i.r == 1.0 for i in decided)
+    assert all(i.evidence == [1] and i.detail == "q" for i in decided)  # 999 is no entry
+    assert all(i.judge["model"] == "fake:verifier" for i in decided)
+    assert card.usage["judge"].calls == 1 and verifier.usage.calls == 1

@@ -20,10 +20,10 @@ from callbench.reports.compare import compare
 from callbench.reports.html import render_html
 from callbench.reports.leaderboard import build_leaderboard
 from callbench.reports.model import Report, load_report, report_schema
-from callbench.reports.rebuild import rebuild_report
 from callbench.reports.report import write_report
 from callbench.reports.table import summary_table
 from callbench.runs import RunConfig, run_suite
+from callbench.runs.rebuild import rebuild_report
 from callbench.runs.rescore import rescore
 
 MINI = Path(__file__).parent / "fixtures" / "mini"

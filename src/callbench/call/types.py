@@ -2,6 +2,8 @@
 
 Candidates, callers and backends exchange only these, so each side can be
 replaced by a fake (or a remote service) without touching the turn loop.
+`ToolCall` and `Usage` are the model layer's own values (models/types.py),
+re-exported here: what a model answers travels into the trace unchanged.
 """
 
 from __future__ import annotations
@@ -9,36 +11,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..models.types import ToolCall, Usage
 from ..spec import MatchResult
+
+__all__ = [
+    "CONCLUDING_MESSAGE",
+    "CallerUtterance",
+    "CandidateStep",
+    "ObservedMessage",
+    "PublicTurn",
+    "ToolCall",
+    "ToolOutcome",
+    "Usage",
+]
 
 CONCLUDING_MESSAGE = "concluding_message"
 """The parameter call-ending tools gain for models that cannot speak and call a tool in one message
 (`candidates.tool_schemas(concluding_message=True)`): the engine speaks its value as the candidate's
 last words and strips it before the backend sees the arguments."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """A tool call as a candidate emitted it: arguments stay raw text until the engine parses
-    them."""
-
-    name: str
-    arguments: str
-    id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    retries: int = 0
-    """provider requests the model layer repeated after a retryable failure (tokens count the answer
-    kept)"""
-
-    @property
-    def total(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
 
 
 @dataclass(frozen=True, slots=True)

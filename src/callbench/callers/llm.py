@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..call.types import CallerUtterance, Usage
+from ..call.types import CallerUtterance
 from ..call.views import CallerTurnRejected, CallerView, check_utterance
 from ..jsontext import find_json_object
+from ..models.ask_json import JsonRejected, ask_json
 from ..models.base import ChatModel
 
 LANGUAGE_NAMES = {
@@ -52,6 +53,10 @@ or null;
 step "greet":
 {"say": "Hi, yes, this is Sam speaking.", "step": "greet", "done": false}
 """
+
+
+REASK = "(That reply was rejected: {reason}. Answer again with one valid JSON object.)"
+"""In brackets: the caller's user turns are otherwise the agent's words."""
 
 
 def caller_system_prompt(view: CallerView) -> str:
@@ -173,45 +178,36 @@ class LLMCaller:
         self.turns: list[dict[str, Any]] = []
 
     async def respond(self, view: CallerView) -> CallerUtterance:
-        messages = caller_messages(view, self.turns)
-        usage, notes = Usage(), ()
-        reason = ""
-        for _ in range(self.attempts):
-            response = await self.model.complete(
-                messages,
-                None,
+        def read(text: str) -> CallerUtterance:
+            utterance = parse_turn(text)
+            check_utterance(view, utterance)
+            return utterance
+
+        try:
+            answer = await ask_json(
+                self.model,
+                caller_messages(view, self.turns),
+                read,
+                attempts=self.attempts,
+                rejects=CallerTurnRejected,
                 json_mode=self.json_mode,
                 json_schema=turn_schema(view) if self.json_mode else None,
+                reask=REASK,
             )
-            usage = Usage(
-                usage.prompt_tokens + response.usage.prompt_tokens,
-                usage.completion_tokens + response.usage.completion_tokens,
-                usage.cached_tokens + response.usage.cached_tokens,
-                usage.retries + response.retries,
-            )
-            notes += response.warnings
-            try:
-                utterance = parse_turn(response.text or "")
-                check_utterance(view, utterance)
-            except CallerTurnRejected as exc:
-                reason = str(exc)
-                messages = messages + [
-                    {"role": "assistant", "content": response.text or ""},
-                    {
-                        "role": "user",
-                        "content": f"(That reply was rejected: {reason}. Answer again with one "
-                        "valid JSON object.)",
-                    },
-                ]
-                continue
-            self.turns.append(
-                {
-                    "say": utterance.text,
-                    "step": utterance.expressed_steps[0] if utterance.expressed_steps else None,
-                    "done": utterance.done,
-                }
-            )
-            return CallerUtterance(
-                utterance.text, utterance.expressed_steps, utterance.done, usage, notes
-            )
-        raise CallerTurnRejected(f"caller turn rejected twice: {reason}")
+        except JsonRejected as exc:
+            raise CallerTurnRejected(f"caller turn rejected twice: {exc.reason}") from None
+        utterance = answer.value
+        self.turns.append(
+            {
+                "say": utterance.text,
+                "step": utterance.expressed_steps[0] if utterance.expressed_steps else None,
+                "done": utterance.done,
+            }
+        )
+        return CallerUtterance(
+            utterance.text,
+            utterance.expressed_steps,
+            utterance.done,
+            answer.cost.usage,
+            answer.cost.warnings,
+        )

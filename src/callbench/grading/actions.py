@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from ..call.trace import ToolEvent, Trace
 from ..spec import ExpectedAction, Scenario, SuiteManifest, evaluate_args, make_scope, resolve
-from .base import ItemVerdict
+from .base import CodeGrader, ItemVerdict
 
 
-class ActionGrader:
+class ActionGrader(CodeGrader):
     """Grades every expected action of a scenario against the trace's tool events.
 
     A call counts toward an action only if it named a known tool, its arguments

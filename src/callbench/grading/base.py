@@ -2,15 +2,24 @@
 
 Graders read a stored trace and the scenario; they never touch live objects,
 so a run can be re-scored without replaying a call.
+
+Every grader is one protocol, as Inspect AI's `Scorer` is: a `name` and an
+async `agrade` that returns its verdicts and, apart from them, the model usage
+it cost (`Graded`). The LLM judges are Graders as they are. The deterministic
+checks are `CodeGrader`s: CPU only, with a synchronous `grade` that `agrade`
+wraps, so an executor can tell them apart by their class and run them in a
+worker thread, off the event loop the judges and the calls in flight share.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..call.trace import Trace
+from ..call.trace import RoleUsage, Trace
+from ..errors import InfrastructureError
 from ..spec import Scenario, SuiteManifest
 
 Label = Literal["met", "partial", "not_met", "not_measured", "not_applicable"]
@@ -55,16 +64,51 @@ class ItemVerdict(BaseModel):
         return self.guard and self.r is not None and self.r < 1.0
 
 
+@dataclass
+class Graded:
+    """What one grader said about one call: its verdicts, and what its model requests cost, counted
+    once per request (never per verdict: one judge request decides several items)."""
+
+    verdicts: list[ItemVerdict]
+    usage: RoleUsage | None = None
+    """None: the grader asked no model"""
+
+
+class GraderFailure(InfrastructureError):
+    """A grader could not grade the call (a judge rejected twice): the call is excluded and
+    counted, never passed. `usage` is what its model requests cost all the same."""
+
+    retryable = False
+
+    def __init__(self, message: str, usage: RoleUsage | None = None):
+        super().__init__(message)
+        self.usage = usage
+
+
 @runtime_checkable
 class Grader(Protocol):
+    """Every grader: LLM judges, the deterministic checks (through `CodeGrader`), fakes."""
+
     name: str
 
-    def grade(
-        self, trace: Trace, scenario: Scenario, suite: SuiteManifest
-    ) -> list[ItemVerdict]: ...
+    async def agrade(self, trace: Trace, scenario: Scenario, suite: SuiteManifest) -> Graded: ...
 
 
-class FixedGrader:
+class CodeGrader:
+    """The base of the deterministic graders: CPU only and synchronous, their time growing with what
+    the candidate said. Executors call `grade` in a worker thread (an isinstance check, not a guess
+    from attributes); `agrade` is the same verdicts for everyone else."""
+
+    name: str = "code"
+
+    def grade(self, trace: Trace, scenario: Scenario, suite: SuiteManifest) -> list[ItemVerdict]:
+        raise NotImplementedError
+
+    async def agrade(self, trace: Trace, scenario: Scenario, suite: SuiteManifest) -> Graded:
+        return Graded(self.grade(trace, scenario, suite))
+
+
+class FixedGrader(CodeGrader):
     """A fake: returns the verdicts it was given, whatever the trace (for tests of scorecards and
     reports)."""
 

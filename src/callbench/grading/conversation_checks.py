@@ -129,7 +129,7 @@ from itertools import islice
 from ..call.trace import Message, Trace
 from ..spec import Scenario, SuiteManifest
 from ..text import find_cue, is_word_char, words
-from .base import R_OF, ItemVerdict
+from .base import R_OF, CodeGrader, ItemVerdict
 
 MAX_EVIDENCE = 10
 """met verdicts cite at most this many checked indices (the detail gives the full count)"""
@@ -665,7 +665,7 @@ def lingua_detect(text: str, codes: Sequence[str]) -> tuple[str, float] | None:
 # ----------------------------------------------------------------------------------------
 
 
-class ConversationChecks:
+class ConversationChecks(CodeGrader):
     """Deterministic checks of the agent's speech (see the module doc for every rule and why).
 
     `detector` decides Hindi vs Marathi (and any other pair of suite languages sharing a script):

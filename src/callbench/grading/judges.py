@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, ClassVar
 
-from ..call.trace import Trace
-from ..errors import InfrastructureError
+from ..call.trace import RoleUsage, Trace
 from ..jsontext import find_json_object
+from ..models.ask_json import AskCost, JsonRejected, ask_json
+from ..models.base import ChatModel
 from ..spec import Scenario, SuiteManifest
 from ..text import clean_json
-from .base import R_OF, ItemVerdict
+from .base import R_OF, Graded, GraderFailure, ItemVerdict
 from .scorecard import criterion_diagnostic, rating_diagnostic
 from .transcript_text import numbered_transcript
 
@@ -55,23 +56,34 @@ Reply with one JSON object only:
 """
 
 
-class JudgeFailure(InfrastructureError):
+class JudgeFailure(GraderFailure):
     """The judge did not return a usable verdict twice: the call cannot be graded and is
-    excluded."""
-
-    retryable = False
+    excluded (what the judge's requests cost is kept in `usage`)."""
 
 
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def role_usage(cost: AskCost) -> RoleUsage:
+    """What a judge's questions cost, as the scorecard records a role's usage: one call per
+    request."""
+    u = cost.usage
+    return RoleUsage(
+        calls=cost.requests,
+        prompt_tokens=u.prompt_tokens,
+        completion_tokens=u.completion_tokens,
+        cached_tokens=u.cached_tokens,
+        retries=u.retries,
+    )
+
+
 class _Judge:
-    prompt: str
-    key: str
+    prompt: ClassVar[str]
+    key: ClassVar[str]
     name: str
 
-    def __init__(self, model, label: str | None = None):
+    def __init__(self, model: ChatModel, label: str | None = None):
         self.model = model
         self.label = label or model.name
 
@@ -87,7 +99,8 @@ class _Judge:
 
     async def _ask(
         self, rubric: str, transcript: str, ids: list[str], trace: Trace
-    ) -> tuple[dict[str, dict], dict]:
+    ) -> tuple[dict[str, dict], RoleUsage]:
+        """The judge's verdicts by id, and what asking cost (re-asks included)."""
         messages = [
             {"role": "system", "content": self.prompt},
             {
@@ -96,27 +109,19 @@ class _Judge:
                 f"judge\n{rubric}",
             },
         ]
-        reason = ""
-        usage = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "retries": 0}
-        for _ in range(2):
-            response = await self.model.complete(messages, None, json_mode=True)
-            usage["calls"] += 1
-            usage["prompt_tokens"] += response.usage.prompt_tokens
-            usage["completion_tokens"] += response.usage.completion_tokens
-            usage["retries"] += response.retries
-            try:
-                return self._validate(response.text or "", ids, len(trace.messages)), usage
-            except ValueError as exc:
-                reason = str(exc)
-                messages = messages + [
-                    {"role": "assistant", "content": response.text or ""},
-                    {
-                        "role": "user",
-                        "content": f"That reply was rejected: {reason}. Reply again with one valid "
-                        "JSON object.",
-                    },
-                ]
-        raise JudgeFailure(f"{self.name}: reply rejected twice: {reason}")
+        try:
+            answer = await ask_json(
+                self.model, messages, lambda text: self._validate(text, ids, len(trace.messages))
+            )
+        except JsonRejected as exc:
+            raise JudgeFailure(
+                f"{self.name}: reply rejected twice: {exc.reason}", role_usage(exc.cost)
+            ) from None
+        return answer.value, role_usage(answer.cost)
+
+    @staticmethod
+    def _check_value(item: dict) -> None:
+        raise NotImplementedError
 
     def _validate(self, text: str, ids: list[str], n_messages: int) -> dict[str, dict]:
         if not text.strip():
@@ -163,9 +168,9 @@ class TaskJudge(_Judge):
 
     async def agrade(
         self, trace: Trace, scenario: Scenario, suite: SuiteManifest, reverse: bool = False
-    ) -> list[ItemVerdict]:
+    ) -> Graded:
         if not scenario.criteria:
-            return []
+            return Graded([])
         criteria = list(reversed(scenario.criteria)) if reverse else list(scenario.criteria)
         rubric = json.dumps(
             [
@@ -183,8 +188,8 @@ class TaskJudge(_Judge):
         found, usage = await self._ask(
             rubric, numbered_transcript(trace), [c.id for c in criteria], trace
         )
-        info = {**self.accountability(rubric), "usage": usage}
-        return [
+        info = self.accountability(rubric)
+        verdicts = [
             ItemVerdict(
                 id=c.id,
                 kind="criterion",
@@ -201,6 +206,7 @@ class TaskJudge(_Judge):
             )
             for c in scenario.criteria
         ]
+        return Graded(verdicts, usage)
 
 
 class ConversationJudge(_Judge):
@@ -214,14 +220,14 @@ class ConversationJudge(_Judge):
 
     async def agrade(
         self, trace: Trace, scenario: Scenario, suite: SuiteManifest, reverse: bool = False
-    ) -> list[ItemVerdict]:
+    ) -> Graded:
         dims = (
             list(reversed(suite.conversation_criteria))
             if reverse
             else list(suite.conversation_criteria)
         )
         if not dims:
-            return []
+            return Graded([])
         rubric = json.dumps(
             [
                 {
@@ -237,7 +243,7 @@ class ConversationJudge(_Judge):
         found, usage = await self._ask(
             rubric, numbered_transcript(trace, show_intended=False), [d.id for d in dims], trace
         )
-        info = {**self.accountability(rubric), "usage": usage}
+        info = self.accountability(rubric)
         out = []
         for d in suite.conversation_criteria:
             g = found[d.id]["rating"]
@@ -257,4 +263,4 @@ class ConversationJudge(_Judge):
                     judge=info,
                 )
             )
-        return out
+        return Graded(out, usage)

@@ -20,13 +20,13 @@ from ..call.trace import Trace
 from ..spec import Scenario, SuiteManifest
 from ..spec.matchers import MAX_REGEX_TEXT, regex_problem, regex_search
 from ..text import find_cue
-from .base import ItemVerdict
+from .base import CodeGrader, ItemVerdict
 from .windows import bounds, limit_of, unfollowable
 
 __all__ = ["MAX_REGEX_TEXT", "PhraseChecks"]
 
 
-class PhraseChecks:
+class PhraseChecks(CodeGrader):
     name = "phrase_checks"
 
     def grade(

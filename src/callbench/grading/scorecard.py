@@ -20,16 +20,17 @@ A scorecard carries both; `Scorecard.in_mode` picks the one a report uses.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..call.trace import Failure, RoleUsage, Trace
 from ..errors import InfrastructureError
-from ..spec import Scenario, SuiteManifest
+from ..spec import Criterion, Scenario, SuiteManifest
+from ..spec.suite import ConversationCriterion
 from .actions import ActionGrader
-from .base import Grader, ItemVerdict
+from .base import CodeGrader, Grader, GraderFailure, ItemVerdict
 from .diagnostics import CONVERSATION_DIAGNOSTIC, diagnostic_scores
 
 SCORECARD_SCHEMA_VERSION = 2
@@ -150,7 +151,7 @@ class Scorecard(BaseModel):
         )
 
 
-def criterion_diagnostic(criterion) -> str:
+def criterion_diagnostic(criterion: Criterion) -> str:
     """An author may name the diagnostic; otherwise a criterion quoting the instructions is about a
     rule."""
     return criterion.diagnostic or (
@@ -158,7 +159,7 @@ def criterion_diagnostic(criterion) -> str:
     )
 
 
-def rating_diagnostic(criterion) -> str:
+def rating_diagnostic(criterion: ConversationCriterion) -> str:
     return criterion.diagnostic or CONVERSATION_DIAGNOSTIC.get(criterion.id, "speakable_replies")
 
 
@@ -172,8 +173,11 @@ def pillar(items: Iterable[ItemVerdict], mode: str = "guards") -> Pillar:
     # a broken guard enters with r = 0 whatever its label (a judged "partial" on a "never do X" rule
     # is broken)
     points = float(
-        sum(i.weight * (0.0 if mode == "guards" and i.broken else i.r) for i in measured)
-    )  # type: ignore[operator]
+        sum(
+            i.weight * (0.0 if (mode == "guards" and i.broken) or i.r is None else i.r)
+            for i in measured
+        )
+    )
     return Pillar(
         score=100.0 * points / max_points if max_points else None,
         points=points,
@@ -203,18 +207,18 @@ def not_measured(scenario: Scenario, suite: SuiteManifest, graded: set[str]) -> 
                     detail="judged criterion; no judge was configured",
                 )
             )
-    for c in suite.conversation_criteria:
-        if c.id not in graded:
+    for d in suite.conversation_criteria:
+        if d.id not in graded:
             out.append(
                 ItemVerdict(
-                    id=c.id,
+                    id=d.id,
                     kind="conversation",
                     pillar="conversation",
-                    weight=c.weight,
+                    weight=d.weight,
                     label="not_measured",
                     r=None,
                     grader="none",
-                    diagnostic=rating_diagnostic(c),
+                    diagnostic=rating_diagnostic(d),
                     detail="conversation rating; no judge was configured",
                 )
             )
@@ -222,45 +226,58 @@ def not_measured(scenario: Scenario, suite: SuiteManifest, graded: set[str]) -> 
 
 
 def score_trace(
-    trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list[Grader] | None = None
+    trace: Trace,
+    scenario: Scenario,
+    suite: SuiteManifest,
+    graders: Sequence[CodeGrader] | None = None,
 ) -> Scorecard:
-    """Score with synchronous graders only (deterministic checks); see `score_trace_async` for
+    """Score with the deterministic checks only (synchronous); see `score_trace_async` for
     judges."""
     graders = list(graders) if graders is not None else default_graders()
     items: list[ItemVerdict] = []
     for grader in graders:
         items += grader.grade(trace, scenario, suite)
-    return _card(trace, scenario, suite, graders, items, None)
+    return _card(trace, scenario, suite, graders, items, None, [])
 
 
 async def score_trace_async(
-    trace: Trace, scenario: Scenario, suite: SuiteManifest, graders: list | None = None
+    trace: Trace,
+    scenario: Scenario,
+    suite: SuiteManifest,
+    graders: Sequence[Grader] | None = None,
 ) -> Scorecard:
-    """Score with any graders; LLM judges (which have `agrade`) skip excluded calls, and a judge
-    failure
-    excludes the call (recorded and counted) instead of letting it pass."""
+    """Score with any graders. Those that ask a model (every grader but the deterministic
+    `CodeGrader`s) skip excluded calls, and a grader's failure excludes the call (recorded and
+    counted) instead of letting it pass. Usage is what each grader reports per request."""
     graders = list(graders) if graders is not None else default_graders()
     items: list[ItemVerdict] = []
+    usages: list[RoleUsage] = []
     failure: Failure | None = None
     for grader in graders:
-        if hasattr(grader, "agrade"):
-            if trace.outcome != "completed":
-                continue
-            try:
-                items += await grader.agrade(trace, scenario, suite)
-            except InfrastructureError as exc:
-                failure = Failure(
-                    failure_class="infrastructure",
-                    kind=type(exc).__name__,
-                    detail=str(exc),
-                    retryable=False,
-                )
-        else:
+        if isinstance(grader, CodeGrader):
             items += grader.grade(trace, scenario, suite)
-    return _card(trace, scenario, suite, graders, items, failure)
+            continue
+        if trace.outcome != "completed":
+            continue
+        try:
+            graded = await grader.agrade(trace, scenario, suite)
+        except InfrastructureError as exc:
+            failure = Failure(
+                failure_class="infrastructure",
+                kind=type(exc).__name__,
+                detail=str(exc),
+                retryable=False,
+            )
+            if isinstance(exc, GraderFailure) and exc.usage is not None:
+                usages.append(exc.usage)
+            continue
+        items += graded.verdicts
+        if graded.usage is not None:
+            usages.append(graded.usage)
+    return _card(trace, scenario, suite, graders, items, failure, usages)
 
 
-def default_graders() -> list:
+def default_graders() -> list[CodeGrader]:
     from .conversation_checks import ConversationChecks
     from .phrase_checks import PhraseChecks
     from .spoken_checks import SpokenChecks
@@ -269,14 +286,27 @@ def default_graders() -> list:
     return [ActionGrader(), ConversationChecks(), SpokenChecks(), PhraseChecks(), StateChecks()]
 
 
+def _sum_usage(usages: Iterable[RoleUsage]) -> RoleUsage:
+    total = RoleUsage()
+    for u in usages:
+        total.calls += u.calls
+        total.prompt_tokens += u.prompt_tokens
+        total.completion_tokens += u.completion_tokens
+        total.cached_tokens += u.cached_tokens
+        total.retries += u.retries
+    return total
+
+
 def _card(
     trace: Trace,
     scenario: Scenario,
     suite: SuiteManifest,
-    graders: list,
+    graders: Sequence[Grader | CodeGrader],
     items: list[ItemVerdict],
     judge_failure: Failure | None,
+    judge_usages: list[RoleUsage],
 ) -> Scorecard:
+    """`judge_usages`: one entry per grader that asked a model, each counting its requests."""
     if (
         judge_failure is not None
     ):  # nothing a failed judge said is kept: its items are simply not measured
@@ -287,17 +317,11 @@ def _card(
     outcome = "excluded" if judge_failure is not None else trace.outcome
     usage = dict(trace.usage)
     models = {"candidate": trace.candidate, "caller": trace.caller}
-    judged = {id(i.judge): i.judge for i in items if i.judge}
-    if judged:
-        judge_usage = RoleUsage()
-        for info in judged.values():
-            u = info.get("usage", {})
-            judge_usage.calls += u.get("calls", 0)
-            judge_usage.prompt_tokens += u.get("prompt_tokens", 0)
-            judge_usage.completion_tokens += u.get("completion_tokens", 0)
-            judge_usage.retries += u.get("retries", 0)
-        usage["judge"] = judge_usage
-        models["judge"] = next(iter(judged.values()))["model"]
+    if judge_usages:
+        usage["judge"] = _sum_usage(judge_usages)
+    judge = next((i.judge for i in items if i.judge), None)
+    if judge is not None:
+        models["judge"] = judge["model"]
     return Scorecard(
         trace_id=trace.id,
         scenario_id=trace.scenario_id,
@@ -335,12 +359,10 @@ def _pillars(items: list[ItemVerdict], mode: str) -> PillarSet:
     # let
     # well-formed silence (the noop) look half good
     whole = task.unmeasured_items == 0 and conversation.unmeasured_items == 0
-    both = task.score is not None and conversation.score is not None
-    return PillarSet(
-        task=task,
-        conversation=conversation,
-        overall=(task.score + conversation.score) / 2 if whole and both else None,
-    )  # type: ignore[operator]
+    overall = None
+    if whole and task.score is not None and conversation.score is not None:
+        overall = (task.score + conversation.score) / 2
+    return PillarSet(task=task, conversation=conversation, overall=overall)
 
 
 def _guard_summary(items: list[ItemVerdict]) -> GuardSummary:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from ..call.trace import Trace
 from ..spec import Scenario, SuiteManifest, make_scope, resolve
-from .base import ItemVerdict
+from .base import CodeGrader, ItemVerdict
 from .windows import bounds, limit_of, unfollowable
 
 
-class SpokenChecks:
+class SpokenChecks(CodeGrader):
     name = "spoken_checks"
 
     def grade(

@@ -24,7 +24,7 @@ from ..spec.matchers import MISSING, same_value
 from ..spec.state import ExpectedWrite, get_path, path_matches
 from ..speech import same_sentence
 from ..text import fold
-from .base import ItemVerdict
+from .base import CodeGrader, ItemVerdict
 from .spoken_stated import spelled_identifier
 from .windows import (
     DEFAULT_FOLLOWABLE_FIGURES,
@@ -38,7 +38,7 @@ FAILED = ("refused", "error", "not_found")
 """Result statuses that mean the backend did not do what was asked."""
 
 
-class StateChecks:
+class StateChecks(CodeGrader):
     name = "state_checks"
 
     def grade(

@@ -6,20 +6,20 @@ The operating instructions become a cached system block (Anthropic caches
 only what is marked), tool results become `tool_result` blocks in user turns,
 and the required alternation of roles is restored by merging neighbours.
 As with the OpenAI-compatible client, every string that leaves here is
-redacted of the process's secrets, and usage is checked before it is trusted.
+redacted of the process's secrets, usage is checked before it is trusted, and
+retries are the one loop of models/provider.py (Retry-After and the endpoint's
+gate honoured); the SDK's own are switched off.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import random
-import time
 from typing import Any
 
-from ..call.types import ToolCall, Usage
 from .base import ChatResponse, ModelSettings, checked_usage, token_count
 from .errors import (
+    Classified,
     EmptyResponse,
     MalformedResponse,
     ProviderError,
@@ -27,7 +27,9 @@ from .errors import (
     ProviderTransportError,
     for_status,
 )
+from .provider import ProviderModel, Sleep, retry_after_seconds
 from .secrets import redact, redact_model_text, register_secret
+from .types import ToolCall, Usage
 
 CODE_CHARS = 100
 
@@ -158,7 +160,9 @@ def from_anthropic(raw: Any) -> ChatResponse:
     )
 
 
-def classify(exc: BaseException) -> ProviderError:
+def classify(exc: BaseException) -> Classified:
+    """An SDK failure as one of our classes, by type and status (Retry-After read from the
+    response's headers); anything else is raised again."""
     import anthropic
 
     if isinstance(exc, anthropic.APITimeoutError):
@@ -175,9 +179,11 @@ def classify(exc: BaseException) -> ProviderError:
         )  # redacted before it is cut: no partial key survives
         return for_status(
             exc.status_code,
-            # type: ignore[return-value]
             f"HTTP {exc.status_code}" + (f" ({shown})" if shown else ""),
             code=code if isinstance(code, str) else None,
+            retry_after=retry_after_seconds(
+                getattr(getattr(exc, "response", None), "headers", None)
+            ),
         )
     if isinstance(exc, anthropic.APIResponseValidationError):
         return MalformedResponse("response did not match the messages schema")
@@ -190,7 +196,7 @@ def classify(exc: BaseException) -> ProviderError:
     raise exc
 
 
-class AnthropicModel:
+class AnthropicModel(ProviderModel):
     def __init__(
         self,
         model: str,
@@ -199,30 +205,50 @@ class AnthropicModel:
         settings: ModelSettings | None = None,
         name: str | None = None,
         client: Any = None,
-        sleep=asyncio.sleep,
+        sleep: Sleep = asyncio.sleep,
     ):
+        super().__init__(name=name or f"anthropic:{model}", settings=settings, sleep=sleep)
         self.model = model
-        self.settings = settings or ModelSettings()
-        self.name = name or f"anthropic:{model}"
-        self._sleep = sleep
         register_secret(api_key)
+        self._client: Any = client
+        """a client passed in is the caller's to close; one made here is made per event loop"""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._make_client: Any = None
         if client is None:
             try:
                 import anthropic
             except ImportError as exc:
                 raise ImportError(INSTALL_HINT) from exc
-            client = anthropic.AsyncAnthropic(
+            self._make_client = lambda: anthropic.AsyncAnthropic(
                 api_key=api_key, timeout=self.settings.timeout_s, max_retries=0
             )
-        self._client = client
 
-    async def complete(
+    def _client_for_loop(self) -> Any:
+        """One SDK client per event loop, as in the OpenAI-compatible client: its connection pool
+        is bound to the loop that created it."""
+        if self._make_client is None:
+            return self._client
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client, self._loop = self._make_client(), loop
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the connection pool of the current loop's client, when this model made it (the
+        model stays usable: the next request makes a new client)."""
+        if self._make_client is None:
+            return
+        if self._client is not None and self._loop is asyncio.get_running_loop():
+            await self._client.close()
+        self._client = self._loop = None
+
+    async def _request(
         self,
         messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
+        tools: list[dict[str, Any]] | None,
         *,
-        json_mode: bool = False,
-        json_schema: dict[str, Any] | None = None,
+        json_mode: bool,
+        json_schema: dict[str, Any] | None,
     ) -> ChatResponse:
         s = self.settings
         params = {
@@ -233,29 +259,7 @@ class AnthropicModel:
         for key in ("temperature", "top_p"):
             if getattr(s, key) is not None:
                 params[key] = getattr(s, key)
-        started, attempt = time.perf_counter(), 0
-        while True:
-            attempt += 1
-            try:
-                response = from_anthropic(await self._client.messages.create(**params))
-                return ChatResponse(
-                    text=response.text,
-                    tool_calls=response.tool_calls,
-                    usage=response.usage,
-                    finish_reason=response.finish_reason,
-                    model=response.model,
-                    latency_s=time.perf_counter() - started,
-                    attempts=attempt,
-                    warnings=response.warnings,
-                )
-            except ProviderError as err:
-                error = err
-            except Exception as exc:  # noqa: BLE001
-                error = classify(exc)
-            if (
-                not getattr(error, "retryable", False) or attempt > s.max_retries
-            ):  # ContextOverflow: never
-                error.attempts, error.retries = attempt, attempt - 1
-                raise error
-            ceiling = min(s.backoff_max_s, s.backoff_base_s * 2 ** (attempt - 1))
-            await self._sleep(random.uniform(0, ceiling))
+        return from_anthropic(await self._client_for_loop().messages.create(**params))
+
+    def classify(self, exc: Exception) -> Classified:
+        return classify(exc)

@@ -3,16 +3,23 @@
 Messages and tools are OpenAI chat-completions dicts, the lingua franca every
 OpenAI-compatible server (vLLM, Ollama, llama.cpp, OpenRouter) speaks; other
 providers translate at their edge.
+
+A model holds connections, so it is closed like httpx's `AsyncClient`: `await
+model.aclose()`, or `async with model:`. Closing releases what the current event
+loop holds; the model stays usable (a later loop opens its own connections), which
+is what executors that run one event loop per call rely on.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, runtime_checkable
+from types import TracebackType
+from typing import Any, Protocol, Self, runtime_checkable
 
-from ..call.types import ToolCall, Usage
 from .secrets import redact
+from .types import ToolCall, Usage
 
 TRANSPORTS = ("aiohttp", "httpx")
 """The OpenAI SDK transports `ModelSettings.http_transport` can name."""
@@ -133,6 +140,9 @@ def checked_usage(
 
 @runtime_checkable
 class ChatModel(Protocol):
+    """What every role (candidate, caller, judge) talks to. Providers implement it through
+    `ProviderModel` (models/provider.py), which owns the retries; fakes implement it directly."""
+
     name: str
     settings: ModelSettings
 
@@ -147,3 +157,71 @@ class ChatModel(Protocol):
         """`json_mode` asks for a JSON object; `json_schema` (where the endpoint can enforce one)
         for its shape."""
         ...
+
+    async def aclose(self) -> None:
+        """Release the connections of the current event loop (the model stays usable)."""
+        ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+class ClosingModel:
+    """`async with model:` for any model with an `aclose` (the base of every ChatModel here)."""
+
+    async def aclose(self) -> None:
+        """Nothing to release by default."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class CloseErrors(Exception):
+    """Closing several models failed for some of them: every failure is kept, none hides another."""
+
+    def __init__(self, errors: list[tuple[str, BaseException]]):
+        self.errors = list(errors)
+        names = ", ".join(f"{name} ({type(err).__name__})" for name, err in self.errors)
+        super().__init__(redact(f"closing failed for {names}"))
+
+    def __reduce__(self) -> tuple[type[CloseErrors], tuple[list[tuple[str, BaseException]]]]:
+        return type(self), (self.errors,)  # survives a trip to another process
+
+
+async def close_models(models: Iterable[ChatModel]) -> None:
+    """Close each model once (the same object listed under several roles is closed once), all of
+    them even when some fail; then raise the one failure, or `CloseErrors` listing them all. A
+    cancellation is never swallowed: it propagates after the remaining models are closed."""
+    errors: list[tuple[str, BaseException]] = []
+    seen: set[int] = set()
+    cancelled: BaseException | None = None
+    for model in models:
+        if id(model) in seen:
+            continue
+        seen.add(id(model))
+        try:
+            await model.aclose()
+        except Exception as exc:  # noqa: BLE001 - collected, raised below
+            errors.append((getattr(model, "name", type(model).__name__), exc))
+        except BaseException as exc:  # cancellation or interrupt: close the rest, then re-raise
+            cancelled = cancelled or exc
+    if cancelled is not None:
+        raise cancelled
+    if len(errors) == 1:
+        raise errors[0][1]
+    if errors:
+        raise CloseErrors(errors) from errors[0][1]

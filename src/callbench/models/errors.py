@@ -79,12 +79,23 @@ class ProviderRequestError(ProviderError):
 
 
 class ContextOverflow(ModelError):
+    """The model's failure, not the provider's: never retried (the same request overflows
+    again)."""
+
     kind = "context_overflow"
+    retryable = False
+    retry_after: float | None = None
+    attempts: int = 1
+    retries: int = 0
+
+
+Classified = ProviderError | ContextOverflow
+"""What a provider failure is classified as: what the retry loop decides on and raises."""
 
 
 def for_status(
     status: int, message: str, *, code: str | None = None, retry_after: float | None = None
-) -> Exception:
+) -> Classified:
     """The error class for an HTTP status (and the provider's machine-readable error code, when it
     sends one).
     The message is redacted of every registered secret (the code is only compared, never kept)."""
@@ -105,6 +116,7 @@ def for_status(
 
 
 __all__ = [
+    "Classified",
     "ContextOverflow",
     "EmptyResponse",
     "MalformedResponse",

@@ -7,13 +7,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..call.types import ToolCall, Usage
-from .base import ChatResponse, ModelSettings
+from .base import ChatResponse, ClosingModel, ModelSettings
+from .types import ToolCall, Usage
 
 Reply = ChatResponse | Exception | str | dict[str, Any]
 
 
-def _as_response(reply: Reply) -> ChatResponse:
+def _as_response(reply: ChatResponse | str | dict[str, Any]) -> ChatResponse:
     if isinstance(reply, ChatResponse):
         return reply
     if isinstance(reply, str):
@@ -31,7 +31,7 @@ def _as_response(reply: Reply) -> ChatResponse:
     return ChatResponse(text=reply.get("text"), tool_calls=calls, usage=Usage(10, 5))
 
 
-class ScriptedModel:
+class ScriptedModel(ClosingModel):
     """Replies in order (then repeats the last), or computes each reply from the request with
     `respond`.
 
@@ -50,6 +50,11 @@ class ScriptedModel:
         self.name = name
         self.settings = settings or ModelSettings()
         self.requests: list[dict[str, Any]] = []
+        self.closed = 0
+        """how many times `aclose` was called (for tests of shutdown)"""
+
+    async def aclose(self) -> None:
+        self.closed += 1
 
     async def complete(
         self,

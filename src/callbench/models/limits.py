@@ -8,8 +8,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -17,6 +19,21 @@ class ProviderLimits:
     concurrency: int | None = None
     rpm: int | None = None
     tpm: int | None = None
+
+
+class Gate(Protocol):
+    """What the retry loop (models/provider.py) asks of an endpoint's limits: a `ProviderGate` here,
+    or a stand-in for one held elsewhere (the Ray executor's gate actor)."""
+
+    def slot(self) -> AbstractAsyncContextManager[None]:
+        """An in-flight slot, held for one request."""
+        ...
+
+    async def before_request(self) -> None: ...
+
+    def after_response(self, tokens: int) -> None: ...
+
+    def rate_limited(self, retry_after: float | None, fallback_s: float) -> None: ...
 
 
 class ProviderGate:
@@ -45,7 +62,7 @@ class ProviderGate:
             self._sem.release()
 
     @asynccontextmanager
-    async def slot(self):
+    async def slot(self) -> AsyncIterator[None]:
         await self.acquire()
         try:
             yield

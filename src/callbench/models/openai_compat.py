@@ -1,9 +1,10 @@
 """An OpenAI-compatible chat client on the official `openai` SDK: one base URL reaches OpenAI, vLLM,
 Ollama, llama.cpp servers and OpenRouter.
 
-Retries are ours, not the SDK's (its own are switched off), so that only
-retryable failures are retried, with exponential backoff, full jitter and
-Retry-After honoured, and so the number of attempts is recorded. Errors carry
+Retries are ours, not the SDK's (its own are switched off): the one loop of
+models/provider.py retries only retryable failures, with exponential backoff,
+full jitter, Retry-After and the endpoint's gate honoured, and records the
+number of attempts. Errors carry
 the status and the provider's error code, never the provider's message text;
 and since a provider can echo the key in any field (the code and type too),
 every string that leaves here is redacted of the process's secrets
@@ -14,14 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
-import random
-import time
+from collections.abc import Iterator
 from typing import Any
 
-from ..call.types import ToolCall
 from .base import TRANSPORTS, ChatResponse, ModelSettings, checked_usage
 from .errors import (
+    Classified,
     EmptyResponse,
     MalformedResponse,
     ProviderError,
@@ -29,16 +28,13 @@ from .errors import (
     ProviderTransportError,
     for_status,
 )
+from .provider import MAX_RETRY_AFTER_S, ProviderModel, Sleep, retry_after_seconds
 from .secrets import redact, redact_model_text, register_secret
+from .types import ToolCall
 
 CODE_CHARS = 100
 """how much of a provider's error code an error message quotes (a hostile provider can send
 megabytes)"""
-MAX_RETRY_AFTER_S = 300.0
-"""the longest Retry-After honoured: the shared cool-down stops every call to the endpoint, and a
-provider
-asking for 1e308 seconds would otherwise stall the sweep for good"""
-
 INSTALL_HINT = "the OpenAI-compatible client needs the 'openai' package: pip install openai"
 AIOHTTP_HINT = (
     "http_transport = \"aiohttp\" needs the SDK's aiohttp extra: pip install 'openai[aiohttp]'"
@@ -53,26 +49,16 @@ def _import_openai():
     return openai
 
 
-def _retry_after(headers: Any) -> float | None:
-    """Retry-After in seconds, when it is a finite non-negative number (an HTTP date, "inf" or -1
-    count as
-    absent), at most MAX_RETRY_AFTER_S."""
-    try:
-        value = headers.get("retry-after") if headers is not None else None
-        seconds = float(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None
-    if seconds is None or not math.isfinite(seconds) or seconds < 0:
-        return None
-    return min(seconds, MAX_RETRY_AFTER_S)
+__all__ = ["MAX_RETRY_AFTER_S", "OpenAICompatibleModel", "classify"]
 
 
-def _causes(exc: BaseException):
+def _causes(exc: BaseException) -> Iterator[BaseException]:
     seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        yield exc
-        exc = exc.__cause__
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__
 
 
 def _really_timed_out(exc: BaseException) -> tuple[bool, str]:
@@ -85,7 +71,7 @@ def _really_timed_out(exc: BaseException) -> tuple[bool, str]:
     return True, ""
 
 
-def classify(exc: BaseException) -> ProviderError:
+def classify(exc: BaseException) -> Classified:
     """Map an SDK exception to our classes by type and status code."""
     openai = _import_openai()
     if isinstance(exc, openai.APITimeoutError):
@@ -106,13 +92,12 @@ def classify(exc: BaseException) -> ProviderError:
         shown = (
             redact(str(code))[:CODE_CHARS] if code else ""
         )  # redacted before it is cut: no partial key survives
-        err = for_status(
+        return for_status(
             exc.status_code,
             f"HTTP {exc.status_code}" + (f" ({shown})" if shown else ""),
             code=exc.code if isinstance(exc.code, str) else None,
-            retry_after=_retry_after(getattr(exc.response, "headers", None)),
+            retry_after=retry_after_seconds(getattr(exc.response, "headers", None)),
         )
-        return err  # type: ignore[return-value]
     if isinstance(
         exc, openai.APIError
     ):  # any other SDK error: its message may quote the provider, so not kept
@@ -122,7 +107,7 @@ def classify(exc: BaseException) -> ProviderError:
     raise exc
 
 
-class OpenAICompatibleModel:
+class OpenAICompatibleModel(ProviderModel):
     """A ChatModel for any endpoint that speaks chat completions."""
 
     def __init__(
@@ -133,18 +118,16 @@ class OpenAICompatibleModel:
         api_key: str | None,
         settings: ModelSettings | None = None,
         name: str | None = None,
-        sleep=asyncio.sleep,
+        sleep: Sleep = asyncio.sleep,
         schema_style: str = "openai",
     ):
         openai = _import_openai()
         register_secret(api_key)
+        super().__init__(name=name or model, settings=settings, sleep=sleep)
         # "openai": response_format json_schema; "llama": llama.cpp's json_object + schema
         self.schema_style = schema_style
         self.model = model
-        self.settings = settings or ModelSettings()
-        self.name = name or model
         self.base_url = base_url
-        self._sleep = sleep
         transport = self.settings.http_transport
         if transport not in TRANSPORTS:
             raise ValueError(f"http_transport must be one of {TRANSPORTS}, not {transport!r}")
@@ -163,17 +146,13 @@ class OpenAICompatibleModel:
             max_retries=0,
             http_client=openai.DefaultAioHttpClient() if transport == "aiohttp" else None,
         )
-        self._client = None
-        self._loop = None
-        self.gate = (
-            None  # a ProviderGate shared with every model on the same endpoint (runs set it)
-        )
+        self._client: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
-    def _client_for_loop(self):
+    def _client_for_loop(self) -> Any:
         """One SDK client per event loop: its connection pool is bound to the loop that created it.
-        Call
-        `aclose()` before a loop ends (runs do): a client left behind by a finished loop cannot
-        be closed later."""
+        Call `aclose()` before a loop ends (runs do): a client left behind by a finished loop
+        cannot be closed later."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
             self._client, self._loop = self._make_client(), loop
@@ -186,12 +165,16 @@ class OpenAICompatibleModel:
         self._client = self._loop = None
 
     def _params(
-        self, messages, tools, json_mode: bool, json_schema: dict[str, Any] | None = None
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        json_mode: bool,
+        json_schema: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The request. Messages and tools are already plain chat-completions JSON, so they travel
-        in
-        `extra_body`: the SDK's typed-dict transform walks every message of every request, and at a
-        hundred calls in flight that walk, not the network, was the harness's largest cost."""
+        in `extra_body`: the SDK's typed-dict transform walks every message of every request, and
+        at a hundred calls in flight that walk, not the network, was the harness's largest
+        cost."""
         s = self.settings
         body: dict[str, Any] = {"messages": messages}
         if tools:
@@ -213,58 +196,20 @@ class OpenAICompatibleModel:
         params["extra_body"] = {**body, **s.extra_body}
         return params
 
-    async def complete(
+    async def _request(
         self,
         messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
+        tools: list[dict[str, Any]] | None,
         *,
-        json_mode: bool = False,
-        json_schema: dict[str, Any] | None = None,
+        json_mode: bool,
+        json_schema: dict[str, Any] | None,
     ) -> ChatResponse:
         params = self._params(messages, tools, json_mode, json_schema)
-        attempt = 0
-        started = time.perf_counter()
-        while True:
-            attempt += 1
-            try:
-                create = self._client_for_loop().chat.completions.with_raw_response.create
-                if self.gate is not None:
-                    async with self.gate.slot():
-                        await self.gate.before_request()
-                        raw = await create(**params)
-                else:
-                    raw = await create(**params)
-                response = self._read(_body(raw.content))
-                if self.gate is not None:
-                    self.gate.after_response(response.usage.total)
-                return ChatResponse(
-                    text=response.text,
-                    tool_calls=response.tool_calls,
-                    usage=response.usage,
-                    finish_reason=response.finish_reason,
-                    model=response.model,
-                    latency_s=time.perf_counter() - started,
-                    attempts=attempt,
-                    warnings=response.warnings,
-                )
-            except ProviderError as err:
-                error = err
-            except Exception as exc:  # noqa: BLE001 - every SDK failure is classified or re-raised
-                error = classify(exc)
-            if self.gate is not None and error.kind == "rate_limit":
-                self.gate.rate_limited(error.retry_after, self._backoff(attempt, None))
-            if (
-                not getattr(error, "retryable", False) or attempt > self.settings.max_retries
-            ):  # ContextOverflow: never
-                error.attempts, error.retries = attempt, attempt - 1
-                raise error
-            await self._sleep(self._backoff(attempt, error.retry_after))
+        raw = await self._client_for_loop().chat.completions.with_raw_response.create(**params)
+        return self._read(_body(raw.content))
 
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        s = self.settings
-        ceiling = min(s.backoff_max_s, s.backoff_base_s * 2 ** (attempt - 1))
-        delay = random.uniform(0, ceiling)
-        return max(delay, min(retry_after, s.backoff_max_s)) if retry_after is not None else delay
+    def classify(self, exc: Exception) -> Classified:
+        return classify(exc)
 
     @staticmethod
     def _read(raw: dict[str, Any]) -> ChatResponse:

@@ -12,6 +12,7 @@ variable a spec names) and the clients' constructors (a key passed explicitly).
 from __future__ import annotations
 
 import threading
+from typing import overload
 
 REDACTED = "[redacted]"
 MODEL_TEXT_MIN_LENGTH = 8
@@ -51,6 +52,10 @@ def redact(text: str, *, min_length: int = 1) -> str:
     return text
 
 
+@overload
+def redact_model_text(text: str) -> str: ...
+@overload
+def redact_model_text(text: None) -> None: ...
 def redact_model_text(text: str | None) -> str | None:
     """What the model said, redacted of real secrets only (see MODEL_TEXT_MIN_LENGTH)."""
     return redact(text, min_length=MODEL_TEXT_MIN_LENGTH) if isinstance(text, str) else text

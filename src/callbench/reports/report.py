@@ -10,8 +10,9 @@ import hashlib
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from ..files import write_json_atomic
 from ..grading import Scorecard
 from ..grading.scorecard import CUTOFF
 from ..provenance import code_version
@@ -32,8 +33,17 @@ from .model import (
 from .statistics import comparisons, intervals, pass_hat, ranking, slices
 from .summary import COVERAGE_FLOOR, candidate_summary
 
-if TYPE_CHECKING:
-    from ..runs import RunConfig
+
+class RunConfig(Protocol):
+    """What a report reads of a run's configuration (runs.RunConfig has it; reports sit below runs,
+    so they name only the part they read)."""
+
+    scoring: str
+    prices: dict[str, dict[str, float]]
+    caller: str
+
+    def as_dict(self) -> dict[str, Any]: ...
+
 
 __all__ = ["Report", "build_report", "code_version", "make_report", "manifest", "write_report"]
 
@@ -170,8 +180,6 @@ def build_report(
 def write_report(path: Path, report: Report | dict[str, Any]) -> Report:
     """Validate a report (a dict, as `build_report` returns and the runner extends, or the model)
     and write it atomically; a report that does not match the schema is never written."""
-    from ..runs.files import write_json_atomic
-
     typed = as_report(report)
     write_json_atomic(path, json.dumps(typed.as_json(), indent=1, ensure_ascii=False))
     return typed

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from ..call import Trace, read_trace
+from ..files import write_json_atomic
 from ..grading.calibration import calibrate_traces
 from ..spec import Scenario
 from .episodes import Cast
 from .executors import close_models
-from .files import write_json_atomic
 from .stored import open_run
 
 

@@ -10,12 +10,13 @@ RayExecutor         Ray tasks on a cluster (runs/ray_executor.py, optional extra
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..call import Trace
-from ..grading import Scorecard
+from ..grading import CodeGrader, Grader, ItemVerdict, Scorecard
+from ..models import close_models as close_all
 from ..spec import Suite
 from .config import RunConfig
 from .episodes import Attempt, Cast, run_attempt
@@ -39,40 +40,36 @@ class AttemptJob:
         return await play_and_score(self.suite, attempt, self.config, self.cast, self.graders)
 
 
-class _Graded:
-    """A synchronous grader's verdicts, computed already: folded in the grader's place, under its
+class _Graded(CodeGrader):
+    """A deterministic grader's verdicts, computed already: folded in the grader's place, under its
     name."""
 
-    def __init__(self, name: str, verdicts: list):
+    def __init__(self, name: str, verdicts: list[ItemVerdict]):
         self.name = name
         self.verdicts = verdicts
 
-    def grade(self, trace: Trace, scenario: Any, suite: Any) -> list:
+    def grade(self, trace: Trace, scenario: Any, suite: Any) -> list[ItemVerdict]:
         return self.verdicts
 
 
 async def score_off_loop(
-    trace: Trace, scenario: Any, manifest: Any, graders: list | None
+    trace: Trace, scenario: Any, manifest: Any, graders: Sequence[Grader] | None
 ) -> Scorecard:
-    """`score_trace_async`, with the synchronous graders (the deterministic checks: CPU only, and
-    their time grows
-    with what the candidate said) run in a worker thread, so that grading one huge reply does not
-    stall every
-    other call in flight on this event loop; the LLM judges (`agrade`) are awaited here as before.
-    The scorecard
-    is the one `score_trace_async` gives: the same verdicts, folded in the same order."""
+    """`score_trace_async`, with the deterministic graders (`CodeGrader`s: CPU only, and their time
+    grows with what the candidate said) run in a worker thread, so that grading one huge reply does
+    not stall every other call in flight on this event loop; the graders that ask a model are
+    awaited here as before. The scorecard is the one `score_trace_async` gives: the same verdicts,
+    folded in the same order."""
     from ..grading.scorecard import default_graders, score_trace_async
 
-    graders = list(graders) if graders is not None else default_graders()
-    synchronous = [g for g in graders if not hasattr(g, "agrade")]
-    if synchronous:
+    chosen: list[Grader] = list(graders) if graders is not None else list(default_graders())
+    code = [g for g in chosen if isinstance(g, CodeGrader)]
+    if code:
         done = iter(
-            await asyncio.to_thread(
-                lambda: [g.grade(trace, scenario, manifest) for g in synchronous]
-            )
+            await asyncio.to_thread(lambda: [g.grade(trace, scenario, manifest) for g in code])
         )
-        graders = [g if hasattr(g, "agrade") else _Graded(g.name, next(done)) for g in graders]
-    return await score_trace_async(trace, scenario, manifest, graders)
+        chosen = [_Graded(g.name, next(done)) if isinstance(g, CodeGrader) else g for g in chosen]
+    return await score_trace_async(trace, scenario, manifest, chosen)
 
 
 class Executor(Protocol):
@@ -157,7 +154,4 @@ async def play_and_score(
 
 async def close_models(cast: Cast) -> None:
     """Close every model client the cast opened (connection pools, local servers)."""
-    for model in cast.models.values():
-        close = getattr(model, "aclose", None)
-        if close is not None:
-            await close()
+    await close_all(cast.models.values())

@@ -34,11 +34,12 @@ from pydantic import (
 
 from .._version import __version__
 from ..errors import CallbenchError
+from ..files import write_json_atomic
 from ..layout import MANIFEST, RunLayout
 from ..models.limits import ProviderLimits
+from ..provenance import code_version
 from ..spec import Suite
 from .config import RoleOptions, RunConfig
-from .files import write_json_atomic
 
 MANIFEST_VERSION = 2
 """1: run.json before the manifest (no `execution`, no provenance beyond the code version)"""
@@ -109,6 +110,8 @@ class RunManifest(_Section):
     prices: Prices = Field(default_factory=dict)
     options: Options = Options()
     code_version: str | None = None
+    code: dict[str, Any] | None = None
+    """provenance.code_version(): the installed version, and our commit from our own checkout"""
     created_at: str | None = None
     """UTC, ISO 8601, when the run started (a resume does not rewrite the manifest)"""
     python: str | None = None
@@ -152,6 +155,7 @@ class RunManifest(_Section):
                 judge=RoleOptions.of(config.judge_options),
             ),
             code_version=__version__,
+            code=code_version(),
             created_at=created_at or dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             python=platform.python_version(),
         )

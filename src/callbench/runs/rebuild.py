@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CallbenchError
+from ..files import write_json_atomic
 from ..grading import Scorecard
 from ..layout import SCORECARDS
 from ..reports.report import build_report
-from .files import write_json_atomic
 from .stored import open_run
 
 

@@ -13,13 +13,13 @@ from typing import Any
 
 from ..call import read_trace
 from ..errors import CallbenchError
+from ..files import write_json_atomic
 from ..grading import Scorecard
 from ..grading.scorecard import SCORING_MODES
 from ..layout import scorecards_folder
 from ..reports.report import build_report
 from .episodes import Cast
 from .executors import close_models, score_off_loop
-from .files import write_json_atomic
 from .stored import open_run
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..call import Trace
 from ..callers import ScriptedCallerUnavailable
+from ..files import write_json_atomic
 from ..grading import Scorecard
 from ..layout import STORE, TEMPORARY_SUFFIX, RunLayout
 from ..reports.report import build_report
@@ -22,7 +23,6 @@ from .budget import Budget
 from .config import DEFAULT_CANDIDATES, ConfigError, RunConfig
 from .episodes import Attempt, Cast
 from .executors import AttemptJob, Executor, LocalExecutor, close_models
-from .files import write_json_atomic
 from .manifest import RunManifest
 from .store import RunStore, StoreError, run_lock, unwritable
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..layout import TEMPORARY_SUFFIX
+from .layout import TEMPORARY_SUFFIX
 
 
 def write_json_atomic(path: Path, text: str, made: set[Path] | None = None) -> None:

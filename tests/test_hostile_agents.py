@@ -310,7 +310,7 @@ def test_a_sweep_of_every_hostile_candidate_completes_with_every_call_in_its_cla
                     "--repeats",
                     "2",
                     "--step-timeout",
-                    "0.5",
+                    "2",  # long enough for the fake provider on a loaded machine
                     "--concurrency",
                     "8",
                     "--out",

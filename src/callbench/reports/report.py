@@ -38,10 +38,12 @@ class RunConfig(Protocol):
     """What a report reads of a run's configuration (runs.RunConfig has it; reports sit below runs,
     so they name only the part they read)."""
 
-    scoring: str
-    prices: dict[str, dict[str, float]]
-    caller: str
-
+    @property
+    def scoring(self) -> str: ...
+    @property
+    def prices(self) -> dict[str, dict[str, float]]: ...
+    @property
+    def caller(self) -> str: ...
     def as_dict(self) -> dict[str, Any]: ...
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CallbenchError
-from ..layout import candidate_folder
+from ..layout import MANIFEST, SCORECARDS, candidate_folder
 from .model import Report, load_report
 
 
@@ -33,7 +33,7 @@ def _from_run(path: Path, a: str, b: str) -> dict[str, dict[str, list[float]]]:
 
     series = {}
     for name in (a, b):
-        folder = path / "scorecards" / candidate_folder(name)
+        folder = path / SCORECARDS / candidate_folder(name)
         if not folder.is_dir():
             raise CallbenchError(f"{path}: no scorecards for candidate '{name}'")
         data: dict[str, list[float]] = {}
@@ -62,8 +62,8 @@ def compare(
         a, b = second, third
         series = _from_run(path, a, b)
         run_id = (
-            json.loads((path / "run.json").read_text()).get("run_id", path.name)
-            if (path / "run.json").exists()
+            json.loads((path / MANIFEST).read_text()).get("run_id", path.name)
+            if (path / MANIFEST).exists()
             else path.name
         )
     else:

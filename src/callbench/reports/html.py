@@ -40,6 +40,7 @@ from typing import Any
 
 from ..call import read_trace
 from ..errors import TraceError
+from ..layout import REPORT, SCORECARDS, TRACES
 from .html_format import esc
 from .html_plots import forest_plot, tradeoff_plots
 from .html_tables import (
@@ -84,8 +85,8 @@ def viewer_data(report: Report | dict[str, Any], calls: list[dict[str, Any]]) ->
 
 
 def _scorecards_dir(run_dir: Path, report: Report) -> Path:
-    tops = {key.split("/", 1)[0] for key in report.manifest if key.startswith("scorecards")}
-    return run_dir / (tops.pop() if len(tops) == 1 else "scorecards")
+    tops = {key.split("/", 1)[0] for key in report.manifest if key.startswith(SCORECARDS)}
+    return run_dir / (tops.pop() if len(tops) == 1 else SCORECARDS)
 
 
 def _near_word(text: str, at: int) -> int:
@@ -186,8 +187,8 @@ def load_calls(
     order = {name: i for i, name in enumerate(report.candidates)}
     calls: list[dict[str, Any]] = []
     problems: list[str] = []
-    for path in sorted((run_dir / "traces").rglob("*.json")):
-        call = _call(path, cards_dir, path.relative_to(run_dir / "traces"), problems)
+    for path in sorted((run_dir / TRACES).rglob("*.json")):
+        call = _call(path, cards_dir, path.relative_to(run_dir / TRACES), problems)
         if call is not None:
             calls.append(call)
     calls.sort(
@@ -282,7 +283,7 @@ def render_html(run_dir: Path, out: Path, report: Report | dict[str, Any] | None
     from .model import load_report
 
     run_dir, out = Path(run_dir), Path(out)
-    typed = load_report(run_dir / "report.json") if report is None else as_report(report)
+    typed = load_report(run_dir / REPORT) if report is None else as_report(report)
     calls, problems = load_calls(run_dir, typed)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(build_page(typed, calls, problems, run_dir), encoding="utf-8")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CallbenchError
+from ..layout import REPORT
 from .model import CandidateRow, Report, load_report
 
 COLUMNS = (
@@ -51,10 +52,10 @@ def find_reports(paths: Sequence[str | Path]) -> list[Path]:
         path = Path(raw)
         if path.is_file():
             found.append(path)
-        elif (path / "report.json").is_file():
-            found.append(path / "report.json")
+        elif (path / REPORT).is_file():
+            found.append(path / REPORT)
         elif path.is_dir():
-            found += sorted(path.rglob("report.json"))
+            found += sorted(path.rglob(REPORT))
         else:
             raise LeaderboardError(f"{path}: no such file or folder")
     if not found:

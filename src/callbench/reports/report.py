@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from ..files import write_json_atomic
 from ..grading import Scorecard
 from ..grading.scorecard import CUTOFF
+from ..layout import MANIFEST, SCORECARDS, TRACES
 from ..provenance import code_version
 from ..spec import Suite
 from .model import (
@@ -62,9 +63,9 @@ SCORING_NOTE = {
 }
 
 
-def manifest(out_dir: Path, scorecards: str = "scorecards") -> dict[str, str]:
-    files = sorted(p for sub in ("traces", scorecards) for p in (out_dir / sub).rglob("*.json"))
-    files += [out_dir / "run.json"] if (out_dir / "run.json").exists() else []
+def manifest(out_dir: Path, scorecards: str = SCORECARDS) -> dict[str, str]:
+    files = sorted(p for sub in (TRACES, scorecards) for p in (out_dir / sub).rglob("*.json"))
+    files += [out_dir / MANIFEST] if (out_dir / MANIFEST).exists() else []
     return {
         p.relative_to(out_dir).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(files)
@@ -101,7 +102,7 @@ def make_report(
     caller: dict[str, Any] | None = None,
     judge: dict[str, Any] | None = None,
     candidate_models: dict[str, Any] | None = None,
-    scorecards: str = "scorecards",
+    scorecards: str = SCORECARDS,
     rescored_from: str | None = None,
     run_id: str | None = None,
     samples: int = 2000,
@@ -158,7 +159,7 @@ def build_report(
     caller: dict[str, Any] | None = None,
     judge: dict[str, Any] | None = None,
     candidate_models: dict[str, Any] | None = None,
-    scorecards: str = "scorecards",
+    scorecards: str = SCORECARDS,
     rescored_from: str | None = None,
     run_id: str | None = None,
     samples: int = 2000,

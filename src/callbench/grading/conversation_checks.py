@@ -89,11 +89,12 @@ every Indian language. Hindi written in Latin letters fails: the reply must be i
 script.
 Replies without letters (only "1912") are skipped; if no reply has letters, the check fails.
 Languages sharing a script (Hindi and Marathi) are
-told apart only by an optional detector — lingua-language-detector when importable — restricted to
-the
-suite's own languages that share the script, so it runs only when a suite declares both; a reply of
-4+
-words is flagged when the detector names another of those languages with confidence >= 0.6.
+told apart only by a language detector, an explicit setting (``language_detector``: "script", the
+default, does not tell them apart; "lingua" uses lingua-language-detector, an optional extra, and
+fails loudly when it is not installed — scores never depend on what happens to be installed),
+restricted to the suite's own languages that share the script, so it runs only when a suite declares
+both; a reply of 4+ words is flagged when the detector names another of those languages with
+confidence >= 0.6. The ``script`` verdict names the setting whenever it decided anything.
 
 ``tool_speech`` groups candidate messages by ``Message.turn`` (the caller turn they follow) and
 flags a
@@ -125,11 +126,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from itertools import islice
+from typing import Any, Literal, get_args
 
 from ..call.trace import Message, Trace
+from ..errors import CallbenchError
 from ..spec import Scenario, SuiteManifest
 from ..text import find_cue, is_word_char, words
-from .base import R_OF, ItemVerdict
+from .base import R_OF, ItemVerdict, Label
 
 MAX_EVIDENCE = 10
 """met verdicts cite at most this many checked indices (the detail gives the full count)"""
@@ -279,14 +282,19 @@ def script_counts(text: str, ignore_acronyms: bool = False) -> dict[str, int]:
         if kept:
             text = "".join(kept) + text[at:]
     counts: dict[str, int] = {}
-    for ch, n in Counter(
-        text
-    ).items():  # first-occurrence order, so scripts keep the order words gave them
-        if _is_letter(ch):
-            script = char_script(ch)
-            if script:
-                counts[script] = counts.get(script, 0) + n
+    # first-occurrence order, so scripts keep the order words gave them
+    for ch, n in Counter(text).items():
+        script = _letter_script(ch)
+        if script:
+            counts[script] = counts.get(script, 0) + n
     return counts
+
+
+@lru_cache(maxsize=4096)
+def _letter_script(ch: str) -> str | None:
+    """`char_script` of a letter or mark, None for any other character; cached, as every reply
+    asks again about the same few dozen characters."""
+    return char_script(ch) if _is_letter(ch) else None
 
 
 _ACRONYM_RUN = re.compile(r"[A-Z]{2,5}s?")
@@ -566,12 +574,12 @@ def unspoken_numbers(text: str, expected: frozenset[str] | None = None) -> list[
             found.append("and more")
             break
         found.append(finding)
-    m = _NUMERIC_DATE.search(text)
-    if m:
-        found.append(f"numeric date: {m.group()!r}")
-    m = _CURRENCY_CODE.search(text)
-    if m:
-        found.append(f"currency code with a number: {m.group()!r}")
+    date_m = _NUMERIC_DATE.search(text)
+    if date_m:
+        found.append(f"numeric date: {date_m.group()!r}")
+    code_m = _CURRENCY_CODE.search(text)
+    if code_m:
+        found.append(f"currency code with a number: {code_m.group()!r}")
     if expected is not None:
         foreign = sorted(
             {
@@ -621,8 +629,8 @@ def goodbye_words(language: str, suite: SuiteManifest | None) -> list[str]:
     return list(dict.fromkeys(w for w in found if w.strip()))
 
 
-# --- Hindi vs Marathi (optional, lingua)
-# ---------------------------------------------------------------
+# --- Hindi vs Marathi: the language detector, an explicit setting
+# ---------------------------------------------------
 
 Detector = Callable[[str, Sequence[str]], "tuple[str, float] | None"]
 """(text, candidate ISO 639-1 codes) -> (detected code, confidence 0-1), or None when undecided"""
@@ -630,9 +638,29 @@ Detector = Callable[[str, Sequence[str]], "tuple[str, float] | None"]
 DETECT_MIN_WORDS = 4
 DETECT_MIN_CONFIDENCE = 0.6
 
+LanguageDetector = Literal["script", "lingua"]
+LANGUAGE_DETECTORS: tuple[str, ...] = get_args(LanguageDetector)
+"""The settings of `ConversationChecks(language_detector=...)`:
+
+``script`` (the default, needs nothing beyond callbench): the script alone decides; languages that
+share a script (Hindi and Marathi) are not told apart, and the `script` verdict says so.
+``lingua``: lingua-language-detector tells them apart; it is an optional extra, and asking for it
+without it installed is an error, never a silent fall-back (scores must not depend on what happens
+to be installed)."""
+
+LINGUA_HINT = (
+    "language_detector 'lingua' needs the lingua-language-detector package: "
+    "pip install 'callbench[lingua]' (or pip install lingua-language-detector), "
+    "or use language_detector 'script'"
+)
+
+
+class GradingSetupError(CallbenchError):
+    """A grading setting that cannot be honoured here (an unknown setting, a missing extra)."""
+
 
 @lru_cache(maxsize=16)
-def _lingua_detector(codes: tuple[str, ...]):
+def _lingua_detector(codes: tuple[str, ...]) -> Any:
     from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
 
     languages = [Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper())) for c in codes]
@@ -661,6 +689,21 @@ def lingua_detect(text: str, codes: Sequence[str]) -> tuple[str, float] | None:
     return top.language.iso_code_639_1.name.lower(), float(top.value)
 
 
+def language_detector_function(language_detector: str) -> Detector | None:
+    """The detector a setting names (None for "script"); raises GradingSetupError for an unknown
+    setting, or for "lingua" when lingua-language-detector is not installed."""
+    if language_detector not in LANGUAGE_DETECTORS:
+        raise GradingSetupError(
+            f"unknown language_detector {language_detector!r}: use one of "
+            f"{', '.join(LANGUAGE_DETECTORS)}"
+        )
+    if language_detector == "script":
+        return None
+    if not lingua_available():
+        raise GradingSetupError(LINGUA_HINT)
+    return lingua_detect
+
+
 # --- the grader
 # ----------------------------------------------------------------------------------------
 
@@ -668,17 +711,27 @@ def lingua_detect(text: str, codes: Sequence[str]) -> tuple[str, float] | None:
 class ConversationChecks:
     """Deterministic checks of the agent's speech (see the module doc for every rule and why).
 
-    `detector` decides Hindi vs Marathi (and any other pair of suite languages sharing a script):
-    "auto" uses lingua when it is importable and skips the sub-check otherwise; None always skips;
-    a callable `(text, codes) -> (code, confidence) | None` replaces lingua (tests use a fake).
+    `language_detector` ("script" or "lingua", see LANGUAGE_DETECTORS) decides whether languages
+    sharing a script (Hindi and Marathi) are told apart; the `script` verdict's detail names the
+    detector that graded it. `detector`, a callable `(text, codes) -> (code, confidence) | None`,
+    replaces the named one (tests use a fake); it is recorded as "custom".
     """
 
     name = "conversation_checks"
 
-    def __init__(self, detector: Detector | str | None = "auto"):
-        if detector == "auto":
-            detector = lingua_detect if lingua_available() else None
-        self.detector: Detector | None = detector  # type: ignore[assignment]
+    def __init__(
+        self, language_detector: LanguageDetector = "script", detector: Detector | None = None
+    ):
+        chosen = language_detector_function(language_detector)
+        self.detector: Detector | None = detector if detector is not None else chosen
+        self.language_detector: str = (
+            language_detector
+            if detector is None or detector is chosen
+            else "lingua"
+            if detector is lingua_detect
+            else "custom"
+        )
+        """The setting that graded, recorded in the `script` verdict when it decides anything."""
 
     def grade(
         self, trace: Trace, scenario: Scenario, suite: SuiteManifest | None = None
@@ -806,8 +859,8 @@ class ConversationChecks:
             return "", []
         if self.detector is None:
             return (
-                f"; {'/'.join(siblings)} not told apart (no language detector; install "
-                "lingua-language-detector)",
+                f"; {'/'.join(siblings)} not told apart (no language detector: language_detector "
+                f"{self.language_detector!r}; 'lingua' tells them apart)",
                 [],
             )
         found: list[tuple[int, str]] = []
@@ -826,7 +879,11 @@ class ConversationChecks:
                 found.append(
                     (m.index, f"reads as '{code}', not '{lang}' (confidence {confidence:.2f})")
                 )
-        return f"; language told apart among {'/'.join(siblings)}", found
+        return (
+            f"; language told apart among {'/'.join(siblings)} "
+            f"(language_detector {self.language_detector!r})",
+            found,
+        )
 
     def _tool_speech(self, trace: Trace, silent: bool) -> ItemVerdict:
         turns: dict[int, list[Message]] = {}
@@ -922,15 +979,16 @@ class ConversationChecks:
     # verdict helpers
     # ----------------------------------------------------------------------------------
 
-    def _verdict(self, check: str, label: str, evidence: Iterable[int], detail: str) -> ItemVerdict:
-        r = R_OF.get(label)
+    def _verdict(
+        self, check: str, label: Label, evidence: Iterable[int], detail: str
+    ) -> ItemVerdict:
         return ItemVerdict(
             id=check,
             kind="check",
             pillar="conversation",
             weight=1,
             label=label,
-            r=r,  # type: ignore[arg-type]
+            r=R_OF.get(label),
             grader=self.name,
             diagnostic=DIAGNOSTIC[check],
             evidence=list(evidence),

@@ -12,6 +12,7 @@ freely (nukta, chandrabindu against anusvara, long against short i/u, Gujarati
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from decimal import Decimal
 
@@ -40,9 +41,10 @@ _FOLD = str.maketrans(
 )
 
 
+@functools.lru_cache(maxsize=8192)
 def key(word: str) -> str:
     """The lookup form of a word: spelling differences that never change a number's meaning
-    removed."""
+    removed. Cached: the parser looks up every word of every reply, and replies repeat words."""
     return unicodedata.normalize("NFD", word).casefold().translate(_FOLD)
 
 

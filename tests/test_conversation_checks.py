@@ -320,7 +320,7 @@ def hindi_with(starter, language_detector, *speech, suite=None):
 def test_the_script_detector_is_the_default_and_is_recorded(starter, monkeypatch):
     """Scores must not depend on whether lingua happens to be installed: the default needs nothing
     extra, never looks for lingua, and the verdict names the setting that graded it."""
-    import callbench.grading.conversation_checks as cc
+    import callbench.grading.scripts as cc
 
     monkeypatch.setattr(cc, "lingua_available", lambda: True)  # as if lingua were installed
     both = starter.manifest.model_copy(update={"languages": ["hi", "mr"]})
@@ -333,7 +333,7 @@ def test_the_script_detector_is_the_default_and_is_recorded(starter, monkeypatch
 
 
 def test_the_lingua_detector_without_lingua_fails_loudly(monkeypatch):
-    import callbench.grading.conversation_checks as cc
+    import callbench.grading.scripts as cc
 
     monkeypatch.setattr(cc, "lingua_available", lambda: False)
     with pytest.raises(GradingSetupError, match=r"pip install 'callbench\[lingua\]'") as err:

@@ -41,11 +41,19 @@ _FOLD = str.maketrans(
 )
 
 
-@functools.lru_cache(maxsize=8192)
 def key(word: str) -> str:
     """The lookup form of a word: spelling differences that never change a number's meaning
-    removed. Cached: the parser looks up every word of every reply, and replies repeat words."""
+    removed. Words of up to MAX_CACHED_KEY characters are cached: the parser looks up every word
+    of every reply, and replies repeat words (a hostile reply's long words would only fill it)."""
+    return _cached_key(word) if len(word) <= MAX_CACHED_KEY else _key(word)
+
+
+def _key(word: str) -> str:
     return unicodedata.normalize("NFD", word).casefold().translate(_FOLD)
+
+
+MAX_CACHED_KEY = 40
+_cached_key = functools.lru_cache(maxsize=8192)(_key)
 
 
 EN_SMALL = (

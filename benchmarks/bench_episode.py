@@ -7,17 +7,27 @@ Measures, side by side in one process, the CPU seconds spent:
 for each baseline over every scenario of the suite, repeated. Reports CPU per
 call, per caller turn, and the ratios between phases, because on a shared
 machine ratios measured in one run are what can be compared across runs.
+
+The episodes run in one event loop, as the runner plays them: `asyncio.run` per episode would add
+a loop's start-up and, on Python 3.11, the repr of the finished task (its whole trace, formatted by
+`signal.getsignal` on the way out) to every call. Each trace is scored with the spoken-value cache
+emptied first, so a repeat of the same scenario reads its messages again instead of looking them up.
+
+A run's fixed cost is measured in fresh interpreters: importing callbench and loading the suite,
+with the YAML read by libyaml (the default when PyYAML has it) and by the pure-Python loader.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 from callbench.grading import score_trace
+from callbench.grading.spoken import clear_cache
 from callbench.runs import Attempt, run_attempt
 from callbench.suite_check import load_suite
 
@@ -25,17 +35,60 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _results import RESULTS, save  # noqa: E402
 
 
+async def play(suite, attempts: list) -> list:
+    return [await run_attempt(suite, a, 0) for a in attempts]
+
+
+FIXED = """
+import time
+t0 = time.perf_counter()
+import callbench.spec.yamlio as yamlio
+from callbench.suite_check import load_suite
+t1 = time.perf_counter()
+if {pure}:
+    yamlio._FastLoader = None
+load_suite({suite!r})
+t2 = time.perf_counter()
+print(t1 - t0, t2 - t1)
+"""
+
+
+def fixed_cost(suite_id: str, repeats: int = 3) -> dict:
+    """Seconds to import callbench and to load the suite, in fresh interpreters (best of
+    `repeats`), with libyaml and with the pure-Python YAML loader."""
+    out = {}
+    for name, pure in (("libyaml", False), ("pure_python_yaml", True)):
+        runs = []
+        for _ in range(repeats):
+            done = subprocess.run(
+                [sys.executable, "-c", FIXED.format(pure=pure, suite=suite_id)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            runs.append(tuple(float(x) for x in done.stdout.split()))
+        imp, load = min(runs, key=sum)
+        out[name] = {
+            "import_s": round(imp, 3),
+            "load_suite_s": round(load, 3),
+            "total_s": round(imp + load, 3),
+        }
+    out["load_ratio_pure_to_libyaml"] = round(
+        out["pure_python_yaml"]["load_suite_s"] / out["libyaml"]["load_suite_s"], 2
+    )
+    return out
+
+
 def measure(suite_id: str, repeats: int) -> dict:
     suite = load_suite(suite_id)
     rows = {}
     for candidate in ("oracle", "noop", "shortcut", "spray"):
         attempts = [Attempt(candidate, s, r) for s in suite.scenarios for r in range(repeats)]
-        traces = []
         c0 = time.process_time()
-        for a in attempts:
-            traces.append(asyncio.run(run_attempt(suite, a, 0)))
+        traces = asyncio.run(play(suite, attempts))
         c1 = time.process_time()
         for t in traces:
+            clear_cache()
             score_trace(t, suite.scenarios[t.scenario_id], suite.manifest)
         c2 = time.process_time()
         for t in traces:
@@ -60,7 +113,13 @@ def measure(suite_id: str, repeats: int) -> dict:
         row["ratio_per_turn_to_oracle"] = (
             round(row["cpu_ms_per_turn_episode"] / base, 3) if base else None
         )
-    return {"suite": suite.id, "suite_sha256": suite.sha256, "repeats": repeats, "baselines": rows}
+    return {
+        "suite": suite.id,
+        "suite_sha256": suite.sha256,
+        "repeats": repeats,
+        "baselines": rows,
+        "fixed_cost": fixed_cost(suite_id),
+    }
 
 
 def main(argv: list[str] | None = None) -> dict:

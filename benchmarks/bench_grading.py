@@ -42,7 +42,7 @@ from pathlib import Path
 from callbench.grading.conversation_checks import unspeakable
 from callbench.grading.phrase_checks import PhraseChecks
 from callbench.grading.scorecard import default_graders, score_trace
-from callbench.grading.spoken import _find_values, find_values
+from callbench.grading.spoken import clear_cache, find_values
 from callbench.runs import Attempt, run_attempt
 from callbench.suite_check import load_suite
 
@@ -181,7 +181,7 @@ def measure(sizes: tuple[int, ...], repeats: int) -> dict:
         }
 
     def read(text: str) -> None:
-        _find_values.cache_clear()  # the repeats must read, not look up
+        clear_cache()  # the repeats must read, not look up
         find_values(text)
 
     spoken = {

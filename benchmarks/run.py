@@ -12,6 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import bench_client  # noqa: E402
 import bench_deadlines  # noqa: E402
 import bench_episode  # noqa: E402
 import bench_grading  # noqa: E402
@@ -23,6 +24,7 @@ import bench_sweep  # noqa: E402
 def main() -> None:
     quick = "--quick" in sys.argv[1:]
     bench_episode.main([])
+    bench_client.main([])
     bench_deadlines.main([])
     bench_grading.main(
         ["--quick", "--out", str(Path("/tmp") / "callbench-grading-quick.json")] if quick else []

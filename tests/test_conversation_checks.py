@@ -6,13 +6,16 @@ from callbench.call import CandidateStep, EndRecord, Message, SuiteRef, ToolEven
 from callbench.call.trace import ToolCallRecord
 from callbench.callers import LineCaller
 from callbench.candidates import ScriptedCandidate, call
+from callbench.errors import CallbenchError
 from callbench.grading import pillar
 from callbench.grading.conversation_checks import (
     CHECK_IDS,
     MAX_EVIDENCE,
     ConversationChecks,
+    GradingSetupError,
     goodbye_words,
     is_emoji,
+    lingua_available,
     script_share,
     unspeakable,
     unspoken_numbers,
@@ -288,20 +291,74 @@ def test_hindi_vs_marathi_with_a_detector(starter):
     # without a detector the sub-check is skipped, and the detail says so
     v = hindi(starter, HI_GREET, marathi, HI_BYE, detector=None, suite=both)
     assert v["script"].r == 1.0 and "no language detector" in v["script"].detail
+    assert "language_detector 'script'" in v["script"].detail
     # a suite with a single Devanagari language has nothing to tell apart: the detector is not asked
     calls.clear()
     v = hindi(starter, HI_GREET, marathi, HI_BYE, detector=fake)
     assert v["script"].r == 1.0 and not calls
 
 
+needs_lingua = pytest.mark.skipif(
+    not lingua_available(),
+    reason="lingua-language-detector is not installed (pip install 'callbench[lingua]'): the "
+    "language_detector 'lingua' setting cannot be exercised",
+)
+MARATHI = "तुमची मीटर तपासणी मंगळवारी सतरा नोव्हेंबरला दुपारी दोन ते पाच दरम्यान बुक झाली आहे."
+
+
+def hindi_with(starter, language_detector, *speech, suite=None):
+    steps = [CandidateStep(speech=s) for s in speech]
+    trace = run(
+        starter, "bijli-known-area-fault", steps, ["हेलो"] * len(speech), hang_up_after=len(speech)
+    )
+    checks = ConversationChecks(language_detector=language_detector)
+    return checks, {
+        v.id: v for v in checks.grade(trace, starter.scenarios["bijli-known-area-fault"], suite)
+    }
+
+
+def test_the_script_detector_is_the_default_and_is_recorded(starter, monkeypatch):
+    """Scores must not depend on whether lingua happens to be installed: the default needs nothing
+    extra, never looks for lingua, and the verdict names the setting that graded it."""
+    import callbench.grading.scripts as cc
+
+    monkeypatch.setattr(cc, "lingua_available", lambda: True)  # as if lingua were installed
+    both = starter.manifest.model_copy(update={"languages": ["hi", "mr"]})
+    checks, v = hindi_with(starter, "script", HI_GREET, MARATHI, HI_BYE, suite=both)
+    assert ConversationChecks().language_detector == "script"
+    assert checks.detector is None and checks.language_detector == "script"
+    assert v["script"].r == 1.0
+    assert "hi/mr not told apart" in v["script"].detail
+    assert "language_detector 'script'" in v["script"].detail
+
+
+def test_the_lingua_detector_without_lingua_fails_loudly(monkeypatch):
+    import callbench.grading.scripts as cc
+
+    monkeypatch.setattr(cc, "lingua_available", lambda: False)
+    with pytest.raises(GradingSetupError, match=r"pip install 'callbench\[lingua\]'") as err:
+        ConversationChecks(language_detector="lingua")
+    assert isinstance(err.value, CallbenchError)
+    with pytest.raises(GradingSetupError, match="unknown language_detector 'auto'"):
+        ConversationChecks(language_detector="auto")  # type: ignore[arg-type]
+
+
+@needs_lingua
 def test_hindi_vs_marathi_with_lingua(starter):
-    pytest.importorskip("lingua")
     from callbench.grading.conversation_checks import lingua_detect
 
     both = starter.manifest.model_copy(update={"languages": ["hi", "mr"]})
-    marathi = "तुमची मीटर तपासणी मंगळवारी सतरा नोव्हेंबरला दुपारी दोन ते पाच दरम्यान बुक झाली आहे."
-    v = hindi(starter, HI_GREET, marathi, HI_BYE, detector=lingua_detect, suite=both)
+    v = hindi(starter, HI_GREET, MARATHI, HI_BYE, detector=lingua_detect, suite=both)
     assert v["script"].r == 0.5 and v["script"].evidence == [2]
+
+
+@needs_lingua
+def test_the_lingua_setting_tells_marathi_apart_and_is_recorded(starter):
+    both = starter.manifest.model_copy(update={"languages": ["hi", "mr"]})
+    checks, v = hindi_with(starter, "lingua", HI_GREET, MARATHI, HI_BYE, suite=both)
+    assert checks.language_detector == "lingua"
+    assert v["script"].r == 0.5 and v["script"].evidence == [2]
+    assert "language_detector 'lingua'" in v["script"].detail
 
 
 # --- detectors

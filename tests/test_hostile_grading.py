@@ -19,15 +19,15 @@ from callbench.call import read_trace
 from callbench.call.trace import RoleUsage
 from callbench.grading import score_trace, spoken
 from callbench.grading.base import CodeGrader, FixedGrader, Graded, ItemVerdict
-from callbench.grading.conversation_checks import (
+from callbench.grading.phrase_checks import PhraseChecks
+from callbench.grading.scorecard import score_trace_async
+from callbench.grading.speakable import (
     _EMAIL,
     _TABLE_RULE,
     _markdown_link,
     _url,
     unspeakable,
 )
-from callbench.grading.phrase_checks import PhraseChecks
-from callbench.grading.scorecard import score_trace_async
 from callbench.grading.spoken import find_values
 from callbench.grading.spoken_stated import spelled_identifier, stated
 from callbench.runs import Attempt, RunConfig, make_cast, run_attempt, run_suite

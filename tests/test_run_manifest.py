@@ -66,6 +66,7 @@ NON_DEFAULT = {
     "step_timeout_s": 12.5,
     "call_timeout_s": None,
     "scoring": "reference",
+    "language_detector": "lingua",
     "executor": "ray",
     "processes": 7,
     "address": "ray://head:10001",
@@ -242,7 +243,8 @@ def test_flags_win_over_the_run_file_which_wins_over_defaults(tmp_path):
 
 
 def test_a_resumed_run_takes_the_stored_config_and_only_execution_flags(mini_suite):
-    stored = RunConfig(**{**NON_DEFAULT, "scenarios": None})
+    # (the script detector: a resumed lingua run needs lingua on this machine, tested below)
+    stored = RunConfig(**{**NON_DEFAULT, "scenarios": None, "language_detector": "script"})
     manifest = RunManifest.build(mini_suite, stored)
     assert RunConfig.from_sources(RunFlags(), None, manifest) == stored
     faster = RunConfig.from_sources(RunFlags(concurrency=3, executor="local"), None, manifest)
@@ -380,3 +382,32 @@ def test_the_cli_names_an_unknown_executor_and_a_run_file_can_choose_one(
     )
     assert res.exit_code == 2 and "stopped by the test" in res.output
     assert isinstance(chosen[0], ProcessExecutor) and chosen[0].processes == 3
+
+
+def test_the_language_detector_is_a_recorded_setting_that_changes_what_is_measured(
+    mini_suite, tmp_path
+):
+    """Scores of a suite with Hindi and Marathi once depended on whether lingua happened to be
+    installed; now the detector is a setting: in the run's id, in run.json, and in the graders."""
+    from callbench.grading.conversation_checks import ConversationChecks
+    from callbench.grading.scripts import lingua_available
+    from callbench.runs.runner import make_cast
+
+    script = RunConfig(candidates=("oracle",))
+    lingua = RunConfig(candidates=("oracle",), language_detector="lingua")
+    assert RunManifest.build(mini_suite, script).run_id != (
+        RunManifest.build(mini_suite, lingua).run_id
+    )
+    RunManifest.build(mini_suite, lingua).write(tmp_path)
+    assert json.loads(RunLayout(tmp_path).manifest.read_text())["config"]["language_detector"] == (
+        "lingua"
+    )
+    assert RunManifest.read(tmp_path).to_config().language_detector == "lingua"
+    graders = make_cast(script).graders()
+    (checks,) = [g for g in graders if isinstance(g, ConversationChecks)]
+    assert checks.language_detector == "script"
+    with pytest.raises(ConfigError, match="unknown language detector 'auto'"):
+        RunConfig.from_sources(RunFlags(language_detector="auto"))
+    if not lingua_available():
+        with pytest.raises(ConfigError, match="pip install"):
+            RunConfig.from_sources(RunFlags(language_detector="lingua"))

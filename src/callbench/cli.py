@@ -158,6 +158,12 @@ def run(
         help="guards (default: kept rules earn nothing, broken ones "
         "cost) | reference (every item on both sides, as published benchmarks score)",
     ),
+    language_detector: str | None = typer.Option(
+        None,
+        "--language-detector",
+        help="script (default: letters alone) | lingua (needs callbench[lingua]): how the script "
+        "check tells apart languages that share a script, such as Hindi and Marathi",
+    ),
     step_timeout: float | None = typer.Option(
         None,
         "--step-timeout",
@@ -199,6 +205,7 @@ def run(
         judge=judge,
         judge_base_url=judge_base_url,
         scoring=scoring,
+        language_detector=language_detector,
         step_timeout_s=step_timeout,
         call_timeout_s=call_timeout,
         config=config,

@@ -101,9 +101,12 @@ def find_cue(cue: str, text: str) -> bool:
     needle, hay = fold(cue).strip(), fold(text)
     if not needle:
         return False
-    for m in re.finditer(re.escape(needle), hay):
-        if m.start() == 0 or not is_word_char(hay[m.start() - 1]):
+    # the matches re.finditer would give (leftmost, non-overlapping), without a regex per call
+    at = hay.find(needle)
+    while at >= 0:
+        if at == 0 or not is_word_char(hay[at - 1]):
             return True
+        at = hay.find(needle, at + len(needle))
     return False
 
 

@@ -89,11 +89,12 @@ every Indian language. Hindi written in Latin letters fails: the reply must be i
 script.
 Replies without letters (only "1912") are skipped; if no reply has letters, the check fails.
 Languages sharing a script (Hindi and Marathi) are
-told apart only by an optional detector — lingua-language-detector when importable — restricted to
-the
-suite's own languages that share the script, so it runs only when a suite declares both; a reply of
-4+
-words is flagged when the detector names another of those languages with confidence >= 0.6.
+told apart only by a language detector, an explicit setting (``language_detector``: "script", the
+default, does not tell them apart; "lingua" uses lingua-language-detector, an optional extra, and
+fails loudly when it is not installed — scores never depend on what happens to be installed),
+restricted to the suite's own languages that share the script, so it runs only when a suite declares
+both; a reply of 4+ words is flagged when the detector names another of those languages with
+confidence >= 0.6. The ``script`` verdict names the setting whenever it decided anything.
 
 ``tool_speech`` groups candidate messages by ``Message.turn`` (the caller turn they follow) and
 flags a
@@ -120,16 +121,78 @@ line": ``HANDOFF_WORDS``) is the right close and counts. Thanks alone is not a g
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Iterable
 from itertools import islice
 
 from ..call.trace import Message, Trace
 from ..spec import Scenario, SuiteManifest
-from ..text import find_cue, is_word_char, words
-from .base import R_OF, CodeGrader, ItemVerdict
+from ..text import find_cue, words
+from .base import R_OF, CodeGrader, ItemVerdict, Label
+from .scripts import (
+    ACRONYM,
+    DETECT_MIN_CONFIDENCE,
+    DETECT_MIN_WORDS,
+    LANGUAGE_DETECTORS,
+    LANGUAGE_SCRIPTS,
+    LINGUA_HINT,
+    SCRIPT_SHARE,
+    Detector,
+    GradingSetupError,
+    LanguageDetector,
+    char_script,
+    language_detector_function,
+    lingua_available,
+    lingua_detect,
+    primary_language,
+    script_counts,
+    script_share,
+)
+from .speakable import (
+    LONG_RUN,
+    MAX_GROUP,
+    MAX_NUMBER_FINDINGS,
+    MAX_UNBROKEN,
+    _snip,
+    digit_script,
+    is_emoji,
+    unspeakable,
+    unspoken_numbers,
+)
+
+__all__ = [
+    "ACRONYM",
+    "CHECK_IDS",
+    "DETECT_MIN_CONFIDENCE",
+    "DETECT_MIN_WORDS",
+    "DIAGNOSTIC",
+    "GOODBYE_WORDS",
+    "HANDOFF_WORDS",
+    "LANGUAGE_DETECTORS",
+    "LANGUAGE_SCRIPTS",
+    "LINGUA_HINT",
+    "LONG_RUN",
+    "MAX_EVIDENCE",
+    "MAX_GROUP",
+    "MAX_NUMBER_FINDINGS",
+    "MAX_UNBROKEN",
+    "SCRIPT_SHARE",
+    "ConversationChecks",
+    "Detector",
+    "GradingSetupError",
+    "LanguageDetector",
+    "char_script",
+    "digit_script",
+    "goodbye_words",
+    "is_emoji",
+    "language_detector_function",
+    "lingua_available",
+    "lingua_detect",
+    "primary_language",
+    "script_counts",
+    "script_share",
+    "unspeakable",
+    "unspoken_numbers",
+]
 
 MAX_EVIDENCE = 10
 """met verdicts cite at most this many checked indices (the detail gives the full count)"""
@@ -143,446 +206,6 @@ DIAGNOSTIC = {
     "tool_speech": "speech_around_tools",
     "goodbye": "closing",
 }
-
-
-# --- languages and scripts
-# -------------------------------------------------------------------------
-
-LANGUAGE_SCRIPTS: dict[str, frozenset[str]] = {
-    **{
-        code: frozenset({"LATIN"})
-        for code in (
-            "en",
-            "fr",
-            "de",
-            "es",
-            "it",
-            "pt",
-            "nl",
-            "sv",
-            "da",
-            "no",
-            "nb",
-            "nn",
-            "fi",
-            "pl",
-            "cs",
-            "sk",
-            "ro",
-            "hu",
-            "tr",
-            "id",
-            "ms",
-            "vi",
-            "sw",
-            "tl",
-            "fil",
-            "ca",
-            "eu",
-            "gl",
-            "ga",
-            "cy",
-            "et",
-            "lv",
-            "lt",
-            "sl",
-            "hr",
-            "sq",
-            "af",
-            "zu",
-            "xh",
-            "yo",
-            "ig",
-            "ha",
-            "so",
-            "uz",
-            "az",
-            "mt",
-            "is",
-        )
-    },
-    "hi": frozenset({"DEVANAGARI"}),
-    "mr": frozenset({"DEVANAGARI"}),
-    "ne": frozenset({"DEVANAGARI"}),
-    "sa": frozenset({"DEVANAGARI"}),
-    "kok": frozenset({"DEVANAGARI"}),
-    "mai": frozenset({"DEVANAGARI"}),
-    "gu": frozenset({"GUJARATI"}),
-    "ta": frozenset({"TAMIL"}),
-    "bn": frozenset({"BENGALI"}),
-    "as": frozenset({"BENGALI"}),
-    "te": frozenset({"TELUGU"}),
-    "kn": frozenset({"KANNADA"}),
-    "ml": frozenset({"MALAYALAM"}),
-    "pa": frozenset({"GURMUKHI"}),
-    "or": frozenset({"ORIYA"}),
-    "si": frozenset({"SINHALA"}),
-    "ur": frozenset({"ARABIC"}),
-    "ar": frozenset({"ARABIC"}),
-    "fa": frozenset({"ARABIC"}),
-    "he": frozenset({"HEBREW"}),
-    "ru": frozenset({"CYRILLIC"}),
-    "uk": frozenset({"CYRILLIC"}),
-    "bg": frozenset({"CYRILLIC"}),
-    "el": frozenset({"GREEK"}),
-    "th": frozenset({"THAI"}),
-    "ka": frozenset({"GEORGIAN"}),
-    "hy": frozenset({"ARMENIAN"}),
-    "ko": frozenset({"HANGUL"}),
-    "zh": frozenset({"CJK"}),
-    "ja": frozenset({"HIRAGANA", "KATAKANA", "CJK"}),
-}
-"""Unicode script names (the first word of `unicodedata.name`) a reply in each language may be
-written in."""
-
-SCRIPT_SHARE = 0.6
-"""a reply passes `script` when at least this share of its letters (letters and marks) is in the
-language's script"""
-
-ACRONYM = re.compile(r"^[A-Z]{2,5}s?$")
-"""Latin words ignored inside non-Latin speech: SMS, OTP, UPI, ATM, KYC, PINs — said as letters in
-every Indian language"""
-
-
-def primary_language(language: str) -> str:
-    return language.replace("_", "-").split("-")[0].lower()
-
-
-def char_script(ch: str) -> str | None:
-    """The Unicode script of a letter or mark, from its name ('GUJARATI LETTER KA' ->
-    'GUJARATI')."""
-    name = unicodedata.name(ch, "")
-    if not name:
-        return None
-    first = name.split(" ")[0]
-    return None if first in ("COMBINING", "MODIFIER", "ZERO") else first
-
-
-def _is_letter(ch: str) -> bool:
-    return unicodedata.category(ch)[0] in "LM"
-
-
-def script_counts(text: str, ignore_acronyms: bool = False) -> dict[str, int]:
-    """Letters and marks per script. Word splitting follows callbench.text: marks stay with their
-    letters.
-
-    Every letter or mark belongs to exactly one word, so the letters are counted over the whole text
-    at once
-    (one pass in C, then one name look-up per distinct character), not word by word in Python; only
-    the
-    acronyms to ignore are found word by word."""
-    if ignore_acronyms:
-        kept, at = [], 0
-        for start, end in _acronyms(text):
-            kept.append(text[at:start])
-            at = end
-        if kept:
-            text = "".join(kept) + text[at:]
-    counts: dict[str, int] = {}
-    for ch, n in Counter(
-        text
-    ).items():  # first-occurrence order, so scripts keep the order words gave them
-        if _is_letter(ch):
-            script = char_script(ch)
-            if script:
-                counts[script] = counts.get(script, 0) + n
-    return counts
-
-
-_ACRONYM_RUN = re.compile(r"[A-Z]{2,5}s?")
-
-
-def _acronyms(text: str) -> list[tuple[int, int]]:
-    """Spans of the words (as `callbench.text.words` splits them) that are acronyms (`ACRONYM`)."""
-    out = []
-    for m in _ACRONYM_RUN.finditer(text):
-        start, end = m.span()
-        if (start == 0 or not is_word_char(text[start - 1])) and (
-            end == len(text) or not is_word_char(text[end])
-        ):
-            out.append((start, end))
-    return out
-
-
-def script_share(text: str, expected: frozenset[str]) -> tuple[float | None, dict[str, int]]:
-    """(share of counted letters in `expected`, counts); share is None when the text has no letters
-    to count."""
-    counts = script_counts(text, ignore_acronyms="LATIN" not in expected)
-    total = sum(counts.values())
-    if not total:
-        return None, counts
-    return sum(n for s, n in counts.items() if s in expected) / total, counts
-
-
-# --- speakable: markdown, bullets, URLs, tables, emoji --------------------------------------------
-
-_MARKDOWN = [
-    ("markdown bold", re.compile(r"\*\*[^*\n]+?\*\*|__[^_\n]+?__")),
-    # (?<![\w*])\*… written \*(?<![\w*]\*)…: the same test, and a pattern that starts with its
-    # character is
-    # searched for by that character, five times faster on a long reply
-    (
-        "markdown italic",
-        re.compile(
-            r"\*(?<![\w*]\*)(?![\s*])[^*\n]+?(?<![\s*])\*(?![\w*])"
-            r"|_(?<![\w_]_)(?![\s_])[^_\n]+?(?<![\s_])_(?![\w_])"
-        ),
-    ),
-    ("markdown strikethrough", re.compile(r"~~[^~\n]+~~")),
-    ("markdown code", re.compile(r"```|`[^`\n]+`")),
-    ("markdown heading", re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+\S")),
-    ("markdown link", None),  # `_markdown_link`: a scan, as the regex for it rescans a long line
-    ("markdown quote", re.compile(r"(?m)^[ \t]*>[ \t]")),
-    ("markdown rule", re.compile(r"(?m)^[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*$")),
-]
-"""Each pattern runs in time linear in the reply, whatever the reply: a candidate controls the text,
-and one
-reply of a megabyte must not stall grading (benchmarks/bench_grading.py measures replies of up to 1
-MB).
-Where a plain regex would rescan — from every start to the end of a long line — the pattern says why
-it does
-not (possessive quantifiers, a look-behind that lets a match start only where a run starts), or a
-short scan
-replaces it and finds exactly what the regex found."""
-_BULLET_LINE = re.compile(r"(?m)^[ \t]*[-*+•◦▪‣●][ \t]+\S")
-_BULLET_CHAR = re.compile(r"[•◦▪‣]")
-_NUMBERED_LINE = re.compile(r"(?m)^[ \t]*\d{1,2}[.)][ \t]+\S")
-_TABLE_ROW = re.compile(r"(?m)^[^\n|]*\|[^\n|]*\|.*$")
-# ^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$ with every run possessive
-# (each must take
-# all it can for the rest to match): as written, a line of 10,000 tabs took a second to reject
-_TABLE_RULE = re.compile(
-    r"(?m)^[ \t]*+\|?[ \t]*+:?-{3,}+:?[ \t]*+(?:\|[ \t]*+:?-{3,}+:?[ \t]*+)+\|?[ \t]*+$"
-)
-_URL_SCHEME = re.compile(r"(?i)\bhttps?://\S+|\bwww\.\S+")
-_TLD = "com|org|net|in|co|io|gov|edu|uk|info|biz|app|ai"
-_URL_HOST = re.compile(rf"(?i)[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:{_TLD})\b(?:/\S*)?")
-_HOST_START = re.compile(r"(?i)\b[a-z0-9]")
-_DOT_TLD = re.compile(rf"(?i)\.(?:{_TLD})\b")
-_CHAIN_BREAK = re.compile(r"(?i)[^a-z0-9.-]|\.\.")
-"""What ends a chain of host-name parts, looked for in the reversed text (backwards from a top-level
-domain)."""
-# [\w.+-]+@[\w-]+(?:\.[\w-]+)+, started only where a run of [\w.+-] starts (a match from inside a
-# run is also one
-# from its start, so the leftmost match is the same): otherwise every character of a long word is a
-# start
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]+(?:\.[\w-]+)+")
-_EMOJI_RANGES = ((0x1F000, 0x1FAFF), (0x2600, 0x27BF), (0x2B00, 0x2BFF), (0x2300, 0x23FF))
-_EMOJI_CANDIDATE = re.compile(
-    "[\ufe0f" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _EMOJI_RANGES) + "]"
-)
-
-MAX_UNBROKEN = 60
-"""A run of more characters than this without a space is unspeakable: no voice says it as words."""
-_UNSPACED = (
-    "\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\u200b\u2e80-\u2fdf\u3000-\u312f"
-    "\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua980-\ua9ff\uaa60-\uaa7f\uf900-\ufaff\uff00-\uffef"
-    "\U00020000-\U0003134f"
-)
-"""Scripts written without spaces between words (Thai, Lao, Tibetan, Myanmar, Khmer, Chinese,
-Japanese, Javanese)
-and the zero-width space that separates their words: their characters break a run instead of
-lengthening it."""
-_UNBROKEN = re.compile(rf"(?<![^\s{_UNSPACED}])[^\s{_UNSPACED}]{{{MAX_UNBROKEN + 1},}}")
-
-
-def is_emoji(ch: str) -> bool:
-    cp = ord(ch)
-    if cp == 0xFE0F:  # emoji presentation selector
-        return True
-    return any(lo <= cp <= hi for lo, hi in _EMOJI_RANGES) and unicodedata.category(ch).startswith(
-        "S"
-    )
-
-
-def _snip(s: str, width: int = 40) -> str:
-    s = " ".join(s.split())
-    return s if len(s) <= width else s[: width - 1] + "…"
-
-
-def _clip(s: str, width: int = 40) -> str:
-    """`s` cut to `width` characters (whitespace kept as it is, unlike `_snip`)."""
-    return s if len(s) <= width else s[: width - 1] + "…"
-
-
-_LINK_TARGET_END = re.compile(r"[)\s]")
-
-
-def _markdown_link(text: str) -> str | None:
-    r"""The leftmost markdown link, exactly what `\[[^\]\n]+\]\([^)\s]+\)` finds, in one pass.
-
-    The regex rescans: from every '[' to the next ']' ('[[[[…' on one line), and from every '](' to
-    the next ')'
-    ('[a](b[a](b…'). Here every '](' is looked at once: its link text can only start at the first
-    '[' after the
-    last ']' or newline before it, and the end of its target is found once for all the '](' it
-    spans."""
-    target_end = -1
-    at = text.find("](")
-    while at >= 0:
-        close = text.rfind("]", 0, at)
-        segment = max(close, text.rfind("\n", close + 1, at)) + 1
-        opening = text.find("[", segment, at - 1) if at >= 2 else -1  # the link text is not empty
-        if opening >= 0:
-            if target_end < at + 2:
-                m = _LINK_TARGET_END.search(text, at + 2)
-                target_end = m.start() if m else len(text)
-            if at + 2 < target_end < len(text) and text[target_end] == ")":
-                return text[opening : target_end + 1]
-        at = text.find("](", at + 1)
-    return None
-
-
-def _url(text: str) -> re.Match | None:
-    r"""The leftmost URL or bare web domain: `\bhttps?://\S+`, `\bwww\.\S+`, or a host name
-    ending in a known top-level domain (`_URL_HOST`), tried in that order at each place, exactly
-    as the one alternation `_URL_SCHEME|\b_URL_HOST` would find it.
-
-    That alternation, tried at every word start, read the rest of a chain of host-name parts from
-    each
-    ('a-a-a-…', 'a.a.a.…'): quadratic. A host name needs a '.tld' ahead in its chain; so each '.tld'
-    is taken
-    in turn, the chain it ends is found by looking back to the last character no host name holds (or
-    '..'), and
-    the first place a host name may start in that chain is the leftmost match, if any there is.
-    Every character
-    is read a bounded number of times."""
-    scheme = _URL_SCHEME.search(text)
-    limit = scheme.start() if scheme else len(text)
-    pos, backwards, n = 0, None, len(text)
-    while pos < limit and (tld := _DOT_TLD.search(text, pos)) is not None:
-        dot = tld.start()
-        if dot > pos and text[dot - 1] != ".":
-            if backwards is None:
-                backwards = text[::-1]
-            brk = _CHAIN_BREAK.search(backwards, n - dot, n - pos)
-            start = _HOST_START.search(text, n - brk.start() if brk else pos, dot)
-            if start is not None and start.start() >= limit:
-                break
-            if start is not None and (host := _URL_HOST.match(text, start.start())) is not None:
-                return host  # (it always is: the chain holds this '.tld')
-        pos = dot + 1
-    return scheme
-
-
-def unspeakable(text: str) -> list[str]:
-    """What in `text` cannot be spoken as written: markdown, bullets and numbered lists, URLs and
-    email
-    addresses, tables, emoji, and runs of more than `MAX_UNBROKEN` characters without a space. Each
-    finding is
-    'kind: snippet'."""
-    found: list[str] = []
-    for kind, pattern in _MARKDOWN:
-        hit = (
-            _markdown_link(text)
-            if pattern is None
-            else (m.group() if (m := pattern.search(text)) else None)
-        )
-        if hit is not None:
-            found.append(f"{kind}: {_snip(hit)!r}")
-    m = _BULLET_LINE.search(text) or _BULLET_CHAR.search(text)
-    if m:
-        found.append(f"bullet: {_snip(m.group())!r}")
-    numbered = _NUMBERED_LINE.findall(text)
-    if len(numbered) >= 2 or (numbered and "\n" in text.strip()):
-        found.append(f"numbered list: {_snip(numbered[0])!r}")
-    m = _TABLE_RULE.search(text) or _TABLE_ROW.search(text)
-    if m:
-        found.append(f"table: {_snip(m.group())!r}")
-    m = ("@" in text and _EMAIL.search(text)) or _url(text)
-    if m:
-        found.append(f"{'email address' if '@' in m.group() else 'URL'}: {_snip(m.group())!r}")
-    emoji = [ch for ch in dict.fromkeys(_EMOJI_CANDIDATE.findall(text)) if is_emoji(ch)]
-    if emoji:
-        found.append(f"emoji: {''.join(emoji)!r}")
-    if not m and (run := _UNBROKEN.search(text)):  # a URL or an address has its own finding
-        found.append(f"{len(run.group())} characters without a space: {_snip(run.group())!r}")
-    return found
-
-
-# --- numbers spoken
-# ----------------------------------------------------------------------------------
-
-LONG_RUN = 5
-"""a standalone run of this many digits or more is unspeakable as written"""
-MAX_GROUP = 5
-"""inside a grouped number ('98250 41736', '2207 4451 9036', '617-555-0193') groups may have up to
-this many digits"""
-
-_SEPARATORS = r"[ \u00a0\u2009\u202f\-\u2010\u2011]"
-_LONG_SEQUENCE = re.compile(
-    rf"(?<!\d)(?<!\d{_SEPARATORS})(?=(?:\d{{1,4}}+{_SEPARATORS}(?=\d))*+\d{{{LONG_RUN}}})"
-    rf"\d+(?:{_SEPARATORS}(?=\d)\d+)*"
-)
-"""A number as written (digit groups joined by single spaces or hyphens, from where the digits
-before cannot
-carry on to the end of the last group) that holds a run of `LONG_RUN` digits or more: only such a
-number can be
-a finding, so a reply of a million short numbers is not walked number by number in Python. The
-look-ahead
-reads each number once."""
-_FIVE_DIGITS = re.compile(rf"\d{{{LONG_RUN}}}")
-_NUMERIC_DATE = re.compile(
-    r"(?<![\d/.\-])(?:\d{1,2}([/.\-])\d{1,2}\1(?:\d{4}|\d{2})|\d{4}([/.\-])\d{1,2}\2\d{1,2})"
-    r"(?![\d/\-]|\.\d)"
-)
-_CURRENCY_CODE = re.compile(
-    r"(?<![A-Za-z])(?:[Rr][Ss]\.?|INR|USD|GBP|EUR)[ \u00a0]?\d|\d[ "
-    r"\u00a0]?(?:INR|USD|GBP|EUR)(?![A-Za-z])"
-)
-_NATIVE_DIGIT = re.compile(r"[^\D0-9]")
-MAX_NUMBER_FINDINGS = 5
-"""A reply's long numbers are listed up to this many (then "and more"), so a detail stays short."""
-
-
-def digit_script(ch: str) -> str | None:
-    """'DIGIT' for ASCII 0-9, else the script of a native digit ('GUJARATI DIGIT NINE' ->
-    'GUJARATI')."""
-    name = unicodedata.name(ch, "")
-    return name.split(" ")[0] if name else None
-
-
-def unspoken_numbers(text: str, expected: frozenset[str] | None = None) -> list[str]:
-    """Number formats a text-to-speech voice would misread (the module doc gives the reasons):
-
-    1. a standalone run of 5+ digits ('9825041736', 'EMG-40517'); in a grouped number ('98250
-    41736',
-       '617-555-0193') any group of 6+ digits. Comma-grouped amounts ('10,000', '1,00,000') are
-       fine.
-    2. an all-numeric date ('14/11/2026', '2026-11-14', '14.11.26').
-    3. a currency code or abbreviation glued to a number ('Rs. 500', 'INR 500', '500 USD').
-    4. digits of a script that is neither ASCII nor the language's own ('૧૨' in a Hindi reply).
-    """
-    found: list[str] = []
-    for m in _LONG_SEQUENCE.finditer(text) if _FIVE_DIGITS.search(text) else ():
-        groups = re.findall(r"\d+", m.group())
-        if len(groups) == 1 and len(groups[0]) >= LONG_RUN:
-            finding = f"{len(groups[0])} digits written solid: {_clip(m.group())!r}"
-        elif len(groups) > 1 and max(len(g) for g in groups) > MAX_GROUP:
-            finding = f"a group of {max(len(g) for g in groups)} digits: {_clip(m.group())!r}"
-        else:
-            continue
-        if len(found) == MAX_NUMBER_FINDINGS:
-            found.append("and more")
-            break
-        found.append(finding)
-    m = _NUMERIC_DATE.search(text)
-    if m:
-        found.append(f"numeric date: {m.group()!r}")
-    m = _CURRENCY_CODE.search(text)
-    if m:
-        found.append(f"currency code with a number: {m.group()!r}")
-    if expected is not None:
-        foreign = sorted(
-            {
-                ch
-                for ch in set(_NATIVE_DIGIT.findall(text))
-                if digit_script(ch) not in ("DIGIT", *expected)
-            }
-        )
-        if foreign:
-            found.append(f"digits of another script: {''.join(foreign)!r}")
-    return found
 
 
 # --- goodbyes
@@ -621,46 +244,6 @@ def goodbye_words(language: str, suite: SuiteManifest | None) -> list[str]:
     return list(dict.fromkeys(w for w in found if w.strip()))
 
 
-# --- Hindi vs Marathi (optional, lingua)
-# ---------------------------------------------------------------
-
-Detector = Callable[[str, Sequence[str]], "tuple[str, float] | None"]
-"""(text, candidate ISO 639-1 codes) -> (detected code, confidence 0-1), or None when undecided"""
-
-DETECT_MIN_WORDS = 4
-DETECT_MIN_CONFIDENCE = 0.6
-
-
-@lru_cache(maxsize=16)
-def _lingua_detector(codes: tuple[str, ...]):
-    from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
-
-    languages = [Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper())) for c in codes]
-    return LanguageDetectorBuilder.from_languages(*languages).build()
-
-
-def lingua_available() -> bool:
-    try:
-        import lingua  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def lingua_detect(text: str, codes: Sequence[str]) -> tuple[str, float] | None:
-    """The lingua-language-detector hook (an optional extra, not a dependency of callbench)."""
-    from lingua import IsoCode639_1
-
-    usable = tuple(sorted(c for c in codes if hasattr(IsoCode639_1, c.upper())))
-    if len(usable) < 2:
-        return None
-    values = _lingua_detector(usable).compute_language_confidence_values(text)
-    if not values:
-        return None
-    top = values[0]
-    return top.language.iso_code_639_1.name.lower(), float(top.value)
-
-
 # --- the grader
 # ----------------------------------------------------------------------------------------
 
@@ -668,17 +251,27 @@ def lingua_detect(text: str, codes: Sequence[str]) -> tuple[str, float] | None:
 class ConversationChecks(CodeGrader):
     """Deterministic checks of the agent's speech (see the module doc for every rule and why).
 
-    `detector` decides Hindi vs Marathi (and any other pair of suite languages sharing a script):
-    "auto" uses lingua when it is importable and skips the sub-check otherwise; None always skips;
-    a callable `(text, codes) -> (code, confidence) | None` replaces lingua (tests use a fake).
+    `language_detector` ("script" or "lingua", see LANGUAGE_DETECTORS) decides whether languages
+    sharing a script (Hindi and Marathi) are told apart; the `script` verdict's detail names the
+    detector that graded it. `detector`, a callable `(text, codes) -> (code, confidence) | None`,
+    replaces the named one (tests use a fake); it is recorded as "custom".
     """
 
     name = "conversation_checks"
 
-    def __init__(self, detector: Detector | str | None = "auto"):
-        if detector == "auto":
-            detector = lingua_detect if lingua_available() else None
-        self.detector: Detector | None = detector  # type: ignore[assignment]
+    def __init__(
+        self, language_detector: LanguageDetector = "script", detector: Detector | None = None
+    ):
+        chosen = language_detector_function(language_detector)
+        self.detector: Detector | None = detector if detector is not None else chosen
+        self.language_detector: str = (
+            language_detector
+            if detector is None or detector is chosen
+            else "lingua"
+            if detector is lingua_detect
+            else "custom"
+        )
+        """The setting that graded, recorded in the `script` verdict when it decides anything."""
 
     def grade(
         self, trace: Trace, scenario: Scenario, suite: SuiteManifest | None = None
@@ -806,8 +399,8 @@ class ConversationChecks(CodeGrader):
             return "", []
         if self.detector is None:
             return (
-                f"; {'/'.join(siblings)} not told apart (no language detector; install "
-                "lingua-language-detector)",
+                f"; {'/'.join(siblings)} not told apart (no language detector: language_detector "
+                f"{self.language_detector!r}; 'lingua' tells them apart)",
                 [],
             )
         found: list[tuple[int, str]] = []
@@ -826,7 +419,11 @@ class ConversationChecks(CodeGrader):
                 found.append(
                     (m.index, f"reads as '{code}', not '{lang}' (confidence {confidence:.2f})")
                 )
-        return f"; language told apart among {'/'.join(siblings)}", found
+        return (
+            f"; language told apart among {'/'.join(siblings)} "
+            f"(language_detector {self.language_detector!r})",
+            found,
+        )
 
     def _tool_speech(self, trace: Trace, silent: bool) -> ItemVerdict:
         turns: dict[int, list[Message]] = {}
@@ -922,15 +519,16 @@ class ConversationChecks(CodeGrader):
     # verdict helpers
     # ----------------------------------------------------------------------------------
 
-    def _verdict(self, check: str, label: str, evidence: Iterable[int], detail: str) -> ItemVerdict:
-        r = R_OF.get(label)
+    def _verdict(
+        self, check: str, label: Label, evidence: Iterable[int], detail: str
+    ) -> ItemVerdict:
         return ItemVerdict(
             id=check,
             kind="check",
             pillar="conversation",
             weight=1,
             label=label,
-            r=r,  # type: ignore[arg-type]
+            r=R_OF.get(label),
             grader=self.name,
             diagnostic=DIAGNOSTIC[check],
             evidence=list(evidence),

@@ -20,7 +20,7 @@ from ..call.trace import Trace
 from ..spec import Scenario, SuiteManifest
 from ..spec.matchers import MAX_REGEX_TEXT, regex_problem, regex_search
 from ..text import find_cue
-from .base import CodeGrader, ItemVerdict
+from .base import CodeGrader, ItemVerdict, Label
 from .windows import bounds, limit_of, unfollowable
 
 __all__ = ["MAX_REGEX_TEXT", "PhraseChecks"]
@@ -73,6 +73,7 @@ class PhraseChecks(CodeGrader):
                     if said is not None:
                         hit = (m.index, said)
                         break
+            label: Label
             if guard:
                 ok = hit is None
                 detail = (

@@ -32,6 +32,7 @@ from ..spec.suite import ConversationCriterion
 from .actions import ActionGrader
 from .base import CodeGrader, Grader, GraderFailure, ItemVerdict
 from .diagnostics import CONVERSATION_DIAGNOSTIC, diagnostic_scores
+from .scripts import LanguageDetector
 
 SCORECARD_SCHEMA_VERSION = 2
 SCORING_MODES = ("guards", "reference")
@@ -277,13 +278,21 @@ async def score_trace_async(
     return _card(trace, scenario, suite, graders, items, failure, usages)
 
 
-def default_graders() -> list[CodeGrader]:
+def default_graders(language_detector: LanguageDetector = "script") -> list[CodeGrader]:
+    """The deterministic graders of every run; `language_detector` is the run's recorded setting
+    for telling apart languages that share a script ("script" needs nothing installed)."""
     from .conversation_checks import ConversationChecks
     from .phrase_checks import PhraseChecks
     from .spoken_checks import SpokenChecks
     from .state_checks import StateChecks
 
-    return [ActionGrader(), ConversationChecks(), SpokenChecks(), PhraseChecks(), StateChecks()]
+    return [
+        ActionGrader(),
+        ConversationChecks(language_detector=language_detector),
+        SpokenChecks(),
+        PhraseChecks(),
+        StateChecks(),
+    ]
 
 
 def _sum_usage(usages: Iterable[RoleUsage]) -> RoleUsage:

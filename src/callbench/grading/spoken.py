@@ -119,8 +119,16 @@ _PRE = (
         "postcode",
         re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{1,2}\d[A-Za-z\d]?) ?(\d[A-Za-z]{2})(?![A-Za-z0-9])"),
     ),
-    ("alnum", re.compile(r"(?<![A-Za-z0-9-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![A-Za-z0-9-])")),
+    (
+        "alnum",
+        re.compile(
+            r"(?<![A-Za-z0-9-])(?=[A-Za-z-]*\d)(?=[0-9-]*[A-Za-z])"
+            r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![A-Za-z0-9-])"
+        ),
+    ),
 )
+"""`alnum` matches only words that hold a digit and a letter (the two look-aheads, which read no
+further than the word): an identifier needs both, and every other word was a call into Python."""
 _NOT_ID = re.compile(
     r"^\d+(?:st|nd|rd|th|am|pm|s|k|x|kg|g|km|m|ml|l|hrs?|h|mins?|yrs?|mo|mb|gb|p)$"
     r"|^(?:rs|inr|usd|gbp|eur)\d",
@@ -130,11 +138,52 @@ _NOT_ID = re.compile(
 
 def _shadow(text: str) -> str:
     """The text with every native-script digit (१, ૧, ...) replaced by its ASCII digit, offsets
-    unchanged."""
-    return "".join(
-        str(unicodedata.digit(c)) if not c.isascii() and unicodedata.category(c) == "Nd" else c
-        for c in text
-    )
+    unchanged.
+
+    One translation in C, with a table of the text's own distinct characters: a Python step per
+    character cost more than all the rest of reading a reply."""
+    if text.isascii():
+        return text
+    table = {
+        ord(c): str(unicodedata.digit(c))
+        for c in set(text)
+        if not c.isascii() and unicodedata.category(c) == "Nd"
+    }
+    return text.translate(table) if table else text
+
+
+_CLASS_MEMO: dict[str, str] = {}
+"""character -> its class for `_classes` (' ' space, '0' ASCII digit, 'w' word, 'x' other); bounded
+by MAX_CLASS_MEMO, as a hostile text may hold any number of distinct characters"""
+MAX_CLASS_MEMO = 4096
+
+
+def _char_class(c: str) -> str:
+    if c.isspace():
+        return " "
+    if "0" <= c <= "9":
+        return "0"
+    if unicodedata.category(c)[0] in "LM" or c in "\u200c\u200d":
+        return "w"
+    return "x"
+
+
+def _classes(s: str) -> str:
+    """`s` with each character replaced by its class (`_char_class`), offsets unchanged: the
+    tokeniser reads runs of a class with a regex instead of testing every character in Python."""
+    memo, table = _CLASS_MEMO, {}
+    for c in set(s):
+        cls = memo.get(c)
+        if cls is None:
+            cls = _char_class(c)
+            if len(memo) < MAX_CLASS_MEMO:
+                memo[c] = cls
+        table[ord(c)] = cls
+    return s.translate(table)
+
+
+_NEXT_TOKEN = re.compile(r"w+|[^ ]")
+"""In the class string: the next token's start (a word is a run of word characters)."""
 
 
 def _tidy(v: Decimal) -> Decimal:
@@ -147,7 +196,7 @@ def _norm_id(s: str) -> str:
     return re.sub(r"[^0-9A-Z]", "", _shadow(str(s)).upper())
 
 
-@dataclass
+@dataclass(slots=True)
 class _Tok:
     start: int
     end: int
@@ -178,8 +227,17 @@ def find_values(
     text."""
     today = today or date.today()
     if len(text) <= CHUNK:
-        return _Parser(text, language, today, money).run()
+        return list(_find_short(text, language, today, money))
     return list(_find_values(text, language, today, money))
+
+
+@functools.lru_cache(maxsize=1024)
+def _find_short(
+    text: str, language: str, today: date, money: bool | None
+) -> tuple[SpokenValue, ...]:
+    """Every spoken-value check of a scenario reads every message again (a third of the readings
+    of a call repeat one); the values are immutable, so a reading is shared."""
+    return tuple(_Parser(text, language, today, money).run())
 
 
 @functools.lru_cache(maxsize=8)
@@ -190,6 +248,12 @@ def _find_values(
     every
     message again, and a hostile megabyte costs seconds each time."""
     return tuple(_read(text, language, today, money))
+
+
+def clear_cache() -> None:
+    """Forget every reading (benchmarks measure reading, not looking up)."""
+    _find_short.cache_clear()
+    _find_values.cache_clear()
 
 
 def _read(text: str, language: str, today: date, money: bool | None) -> list[SpokenValue]:
@@ -229,6 +293,22 @@ def _cuts(text: str) -> list[tuple[int, int]]:
         a = space.end() if space else b - OVERLAP
 
 
+@functools.lru_cache(maxsize=64)
+def _value_starts(language: str) -> frozenset[str]:
+    """The keys of word and punctuation tokens at which a value may start, for a primary language
+    code; `_Parser.run` skips every other word without trying each reading (a date, a cued
+    identifier, a quantity), which is where the time went.
+
+    Exact, not a heuristic: at a word or punctuation token each reading needs the token's key in
+    one of these tables (`_date`: "the", a month, an ordinal or a number word; `_cued`: a cue;
+    `_quantity`: a currency prefix or a number word), and a failed reading changes nothing."""
+    return frozenset(
+        {"the", *MONTHS, *EN_ORDINALS, *ID_CUES, *PREFIX, *NUMBER_WORDS.get(language, {})}
+    )
+
+
+_NO_ROLE: tuple[str | None, Decimal] = (None, Decimal(0))
+
 PAST_DATE_DAYS = 92
 """How far back a date said without a year may lie before it is taken as the next occurrence
 instead."""
@@ -237,7 +317,8 @@ instead."""
 class _Parser:
     def __init__(self, text: str, language: str, today: date, money: bool | None):
         self.text, self.shadow, self.today = text, _shadow(text), today
-        self.words = NUMBER_WORDS.get(language.replace("_", "-").split("-")[0].lower(), {})
+        self.primary = language.replace("_", "-").split("-")[0].lower()
+        self.words = NUMBER_WORDS.get(self.primary, {})
         self.out: list[SpokenValue] = []
         self.toks = self._tokenise(self._prepass())
         self.money = (
@@ -253,11 +334,13 @@ class _Parser:
         )
 
     def run(self) -> list[SpokenValue]:
-        i = 0
-        while self.toks[i].kind != "end":
-            if self.toks[i].kind == "block":
-                self.out.append(self.toks[i].value)
+        i, toks, starts = 0, self.toks, _value_starts(self.primary)
+        while (t := toks[i]).kind != "end":
+            if t.kind == "block":
+                self.out.append(t.value)  # type: ignore[arg-type]
                 i += 1
+            elif t.kind in ("word", "punct") and t.k not in starts:
+                i += 1  # most words: no value can start at them (`_value_starts`)
             else:
                 i = self._date(i) or self._cued(i) or self._quantity(i) or i + 1
         return sorted(self.out, key=lambda v: v.start)
@@ -338,48 +421,53 @@ class _Parser:
         )
 
     def _tokenise(self, blocks: list[SpokenValue]) -> list[_Tok]:
-        s, out, i, prev = self.shadow, [], 0, 0
+        s, text, out, i, prev = self.shadow, self.text, [], 0, 0
+        classes = _classes(s)
         blocks, nb = sorted(blocks, key=lambda v: v.start), 0
-        is_word = lambda c: unicodedata.category(c)[0] in "LM" or c in "\u200c\u200d"  # noqa: E731
-        while i < len(s):
+        while True:
             limit = blocks[nb].start if nb < len(blocks) else len(s)
-            c = s[i]
-            if i == limit:
+            m = _NEXT_TOKEN.search(classes, i, limit)
+            if m is None:  # only spaces before the next block, or the end
+                if nb == len(blocks):
+                    break
                 v, nb = blocks[nb], nb + 1
-                tok = _Tok(v.start, v.end, "block", "", self.text[prev:i], value=v)
-            elif c.isspace():
-                i += 1
-                continue
-            elif "0" <= c <= "9":
-                m = _NUM.match(s, i, limit)
-                tok = _Tok(
-                    i,
-                    m.end(),
-                    "num",
-                    m.group().replace(",", ""),
-                    self.text[prev:i],
-                    plain=not re.search(r"[.,]", m.group()),
-                )
-                if tok.plain and (o := _ORD.match(s, m.end(), limit)):
-                    tok.end, tok.ordinal = o.end(), True
-            elif is_word(c):
-                j = i
-                while j < limit and is_word(s[j]):
-                    j += 1
-                tok = _Tok(i, j, "word", key(self.text[i:j]), self.text[prev:i])
+                tok = _Tok(v.start, v.end, "block", "", text[prev:limit], value=v)
             else:
-                tok = _Tok(i, i + 1, "sym" if c in SYMBOLS else "punct", c, self.text[prev:i])
+                i, cls = m.start(), m.group()
+                c = s[i]
+                if cls == "0":
+                    n = _NUM.match(s, i, limit)
+                    assert n is not None  # a digit starts a numeral
+                    tok = _Tok(
+                        i,
+                        n.end(),
+                        "num",
+                        n.group().replace(",", ""),
+                        text[prev:i],
+                        plain=not re.search(r"[.,]", n.group()),
+                    )
+                    if tok.plain and (o := _ORD.match(s, n.end(), limit)):
+                        tok.end, tok.ordinal = o.end(), True
+                elif cls[0] == "w":
+                    tok = _Tok(i, m.end(), "word", key(text[i : m.end()]), text[prev:i])
+                else:
+                    tok = _Tok(i, i + 1, "sym" if c in SYMBOLS else "punct", c, text[prev:i])
             out.append(tok)
             i = prev = tok.end
         return out + [_Tok(len(s), len(s), "end", "", " ")]
 
     # -- token helpers; past the end there is always the "end" token
     def _tok(self, i: int) -> _Tok:
-        return self.toks[min(i, len(self.toks) - 1)]
+        try:
+            return self.toks[i]
+        except IndexError:
+            return self.toks[-1]
 
-    def _role(self, i: int) -> tuple[str | None, Decimal | None]:
+    def _role(self, i: int) -> tuple[str | None, Decimal]:
+        """(role, value) of a number word; (None, 0) for anything else (no caller reads the value
+        of a token without a role)."""
         t = self._tok(i)
-        return self.words.get(t.k, (None, None)) if t.kind == "word" else (None, None)
+        return self.words.get(t.k, _NO_ROLE) if t.kind == "word" else _NO_ROLE
 
     def _word(self, i: int, keys) -> bool:
         return self._tok(i).kind in ("word", "sym") and self._tok(i).k in keys
@@ -405,12 +493,15 @@ class _Parser:
 
     def _emit_date(self, first: int, d: int, m: int, k: int) -> int | None:
         year, k = self._year(k)
+        value: date | None
         if year is not None:
             try:
                 value = date(year, m, d)
             except ValueError:
                 return None
-        elif (value := self._nearest(m, d)) is None:
+        else:
+            value = self._nearest(m, d)
+        if value is None:
             return None
         self.out.append(self._value("date", value, self.toks[first].start, self.toks[k - 1].end))
         return k
@@ -471,11 +562,11 @@ class _Parser:
             return None
         strong, j = self.toks[i].k in STRONG_CUES, i + 1
         while j - i < 5 and (
-            (k := self._tok(j).k) in ID_FILLERS
-            or (k == "in" and self._tok(j - 1).k == "ending")
-            or (k in IS and strong)
+            (word := self._tok(j).k) in ID_FILLERS
+            or (word == "in" and self._tok(j - 1).k == "ending")
+            or (word in IS and strong)
         ):
-            strong, j = strong or k in ID_FILLERS, j + 1
+            strong, j = strong or word in ID_FILLERS, j + 1
         digits, k = self._numeral_run(j, 1)
         if not digits and (seq := self._digits(j, 1)):
             digits, k = seq
@@ -538,6 +629,7 @@ class _Parser:
                 and self._role(j + 1)[0] == "d"
                 and not self._tok(j + 1).gap
             ):
+                assert cur is not None  # a tens word ("sixty") set it
                 cur, last, j = cur + self._role(j + 1)[1], "d", j + 2  # "sixty-five"
                 roles.append("d")
                 continue
@@ -552,6 +644,7 @@ class _Parser:
             ):
                 cur, adj = (cur or 0) + v + adj, Decimal(0)
             elif role == "d" and last == "t" and 0 < v < 10:
+                assert cur is not None  # a tens word ("sixty") set it
                 cur += v
             elif (
                 role in ("f", "h")

@@ -12,6 +12,7 @@ freely (nukta, chandrabindu against anusvara, long against short i/u, Gujarati
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from decimal import Decimal
 
@@ -42,8 +43,17 @@ _FOLD = str.maketrans(
 
 def key(word: str) -> str:
     """The lookup form of a word: spelling differences that never change a number's meaning
-    removed."""
+    removed. Words of up to MAX_CACHED_KEY characters are cached: the parser looks up every word
+    of every reply, and replies repeat words (a hostile reply's long words would only fill it)."""
+    return _cached_key(word) if len(word) <= MAX_CACHED_KEY else _key(word)
+
+
+def _key(word: str) -> str:
     return unicodedata.normalize("NFD", word).casefold().translate(_FOLD)
+
+
+MAX_CACHED_KEY = 40
+_cached_key = functools.lru_cache(maxsize=8192)(_key)
 
 
 EN_SMALL = (

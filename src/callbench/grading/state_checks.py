@@ -176,7 +176,9 @@ class StateChecks(CodeGrader):
             guard=not spec.writes,
         )
 
-    def _refusal(self, trace: Trace, scenario: Scenario, scope, limit: int) -> list[ItemVerdict]:
+    def _refusal(
+        self, trace: Trace, scenario: Scenario, scope, limit: tuple[int, int | None]
+    ) -> list[ItemVerdict]:
         """Two items: the refusal said out loud in its window (earned) and no write to the refused
         thing (a guard)."""
         spec = scenario.refusal

@@ -54,6 +54,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import CallbenchError
+from ..grading.scripts import (
+    LANGUAGE_DETECTORS,
+    LINGUA_HINT,
+    LanguageDetector,
+    lingua_available,
+)
 from ..models.base import TRANSPORTS, ModelSettings
 from ..models.limits import ProviderLimits
 
@@ -72,6 +78,7 @@ RUN_KEYS = {
     "out",
     "infra_reruns",
     "scoring",
+    "language_detector",
     "step_timeout_s",
     "call_timeout_s",
     "executor",
@@ -252,6 +259,11 @@ class RunConfig:
     """how verdicts fold into pillars: "guards" (kept rules earn nothing, broken ones cost) or
     "reference" (every applicable item on both sides); scorecards carry both, reports use this
     one"""
+    language_detector: LanguageDetector = "script"
+    """how the script check tells apart languages that share a script (Hindi and Marathi):
+    "script" (letters alone; needs nothing) or "lingua" (the lingua detector, `pip install
+    'callbench[lingua]'`). A setting, never "whatever is installed": scores must not depend on
+    the machine"""
     executor: str = "local"
     """who runs the calls: "local" (this process), "processes" or "ray" (see `make_executor`)"""
     processes: int = 2
@@ -273,6 +285,12 @@ class RunConfig:
             "scoring": self.scoring,
             "step_timeout_s": self.step_timeout_s,
             "call_timeout_s": self.call_timeout_s,
+            # only when it differs from the default, so runs made before the setting keep their id
+            **(
+                {"language_detector": self.language_detector}
+                if self.language_detector != "script"
+                else {}
+            ),
         }
 
     @classmethod
@@ -313,6 +331,13 @@ class RunConfig:
             raise ConfigError(f"unknown scoring mode '{config.scoring}' (guards or reference)")
         if config.executor not in EXECUTORS:
             raise ConfigError(unknown_executor(config.executor))
+        if config.language_detector not in LANGUAGE_DETECTORS:
+            raise ConfigError(
+                f"unknown language detector '{config.language_detector}' "
+                f"({' or '.join(LANGUAGE_DETECTORS)})"
+            )
+        if config.language_detector == "lingua" and not lingua_available():
+            raise ConfigError(LINGUA_HINT)
         return config
 
 
@@ -334,6 +359,7 @@ class RunFlags:
     judge: str | None = None
     judge_base_url: str | None = None
     scoring: str | None = None
+    language_detector: str | None = None
     step_timeout_s: float | None = None
     """seconds; 0: no deadline"""
     call_timeout_s: float | None = None
@@ -356,6 +382,7 @@ FLAG_NAMES = {
     "suite": "--suite",
     "out": "--out",
     "scoring": "--scoring",
+    "language_detector": "--language-detector",
     "step_timeout_s": "--step-timeout",
     "call_timeout_s": "--call-timeout",
     "base_url": "--base-url",
@@ -408,6 +435,7 @@ def _fresh(flags: RunFlags, file: Mapping[str, Any]) -> RunConfig:
         prices=dict(file.get("prices", {})),
         limits=limits_from(file),
         scoring=pick(flags.scoring, "scoring"),
+        language_detector=pick(flags.language_detector, "language_detector"),
         step_timeout_s=deadline(
             flags.step_timeout_s
             if flags.step_timeout_s is not None

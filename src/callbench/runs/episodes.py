@@ -17,6 +17,7 @@ from ..callers.llm import LLMCaller
 from ..candidates import Candidate, CandidateEntry, candidate_entry
 from ..grading.judges import CONVERSATION_PROMPT, TASK_PROMPT, ConversationJudge, TaskJudge, sha
 from ..grading.scorecard import default_graders
+from ..grading.scripts import LanguageDetector
 from ..models.base import ModelSettings
 from ..models.limits import ProviderGate, ProviderLimits
 from ..models.specs import PROVIDERS, ModelSpec, build_model, parse_spec
@@ -44,6 +45,8 @@ class Cast:
     """the candidate's deadline per message (see EpisodeSetup)"""
     call_timeout_s: float | None = None
     """the candidate's deadline over a whole call"""
+    language_detector: LanguageDetector = "script"
+    """how the script check tells apart languages that share a script (see RunConfig)"""
     gates: dict[str, Any] = field(default_factory=dict)
     gate_factory: Any = None
     """(endpoint key, ProviderLimits) -> gate; None makes in-process ProviderGates (Ray workers pass
@@ -105,7 +108,7 @@ class Cast:
         return self.models[key], spec
 
     def graders(self) -> list[Any]:
-        graders: list[Any] = list(default_graders())
+        graders: list[Any] = list(default_graders(self.language_detector))
         if self.judge:
             model, spec = self.judge_model()
             graders += [TaskJudge(model, spec.label), ConversationJudge(model, spec.label)]

@@ -77,6 +77,7 @@ class RunSettings(_Section):
     infra_reruns: int = 3
     judge: str | None = None
     scoring: Literal["guards", "reference"] = "guards"
+    language_detector: Literal["script", "lingua"] = "script"
     step_timeout_s: float | None = 300.0
     call_timeout_s: float | None = 900.0
 
@@ -182,6 +183,7 @@ class RunManifest(_Section):
             step_timeout_s=c.step_timeout_s,
             call_timeout_s=c.call_timeout_s,
             scoring=c.scoring,
+            language_detector=c.language_detector,
             executor=e.executor,
             processes=e.processes,
             address=e.address,

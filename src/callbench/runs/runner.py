@@ -57,6 +57,7 @@ def make_cast(config: RunConfig, gate_factory: Any = None) -> Cast:
         limits=dict(config.limits),
         step_timeout_s=config.step_timeout_s,
         call_timeout_s=config.call_timeout_s,
+        language_detector=config.language_detector,
         gate_factory=gate_factory,
     )
     for name in config.candidates:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import Problem
 from .agent import AgentDefinition
@@ -70,7 +71,7 @@ def _real_loc(data: Any, loc: tuple, missing: bool = False) -> tuple:
     return tuple(out)
 
 
-def _message(err: dict) -> str:
+def _message(err: ErrorDetails) -> str:
     kind = err["type"]
     if kind in ("missing", "union_tag_not_found"):
         return "required field is missing"

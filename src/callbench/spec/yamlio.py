@@ -42,14 +42,16 @@ class _Refused(Exception):
         self.line = line
 
 
-class _Loader(yaml.SafeLoader):
+class _Composer(yaml.composer.Composer):
+    """PyYAML's composer, in Python over either parser's events, refusing a level past
+    MAX_DEPTH before recursing into it and noting whether the document defines an anchor."""
+
     _depth = 0
     anchored = False
     """Whether the document defines an anchor; without one there is no alias, and nothing to
     expand."""
 
     def compose_node(self, parent, index):
-        """PyYAML's own composer, refusing a level past MAX_DEPTH before recursing into it."""
         event = self.peek_event()
         if self._depth >= MAX_DEPTH:
             raise _Refused(f"nested deeper than {MAX_DEPTH} levels", event.start_mark.line + 1)
@@ -62,7 +64,11 @@ class _Loader(yaml.SafeLoader):
             self._depth -= 1
 
 
-_Loader.yaml_implicit_resolvers = {
+class _Resolver(yaml.resolver.Resolver):
+    """YAML 1.2 scalars: only true/false are booleans, no octal, no sexagesimal, no timestamps."""
+
+
+_Resolver.yaml_implicit_resolvers = {
     k: [
         (tag, rx)
         for tag, rx in v
@@ -74,21 +80,66 @@ _Loader.yaml_implicit_resolvers = {
             "tag:yaml.org,2002:timestamp",
         )
     ]
-    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    for k, v in yaml.resolver.Resolver.yaml_implicit_resolvers.items()
 }
-_Loader.add_implicit_resolver(
+_Resolver.add_implicit_resolver(
     "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )
-_Loader.add_implicit_resolver(
+_Resolver.add_implicit_resolver(
     "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*))$"), list("-+0123456789")
 )
-_Loader.add_implicit_resolver(
+_Resolver.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(
         r"^(?:[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
     ),
     list("-+0123456789."),
 )
+
+
+class _Loader(
+    yaml.reader.Reader,
+    yaml.scanner.Scanner,
+    yaml.parser.Parser,
+    _Composer,
+    yaml.constructor.SafeConstructor,
+    _Resolver,
+):
+    """The pure-Python loader: used when PyYAML was built without libyaml, and to word the
+    error of a document the C parser refused (so a message and its line never depend on which
+    parser is installed)."""
+
+    def __init__(self, stream: str):
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        _Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        _Resolver.__init__(self)
+
+
+_CParser: type | None
+try:
+    from yaml._yaml import CParser as _CParser
+except ImportError:  # PyYAML built without libyaml
+    _CParser = None
+
+_FastLoader: type | None = None
+if _CParser is not None:
+
+    class _CLoader(_Composer, _CParser, yaml.constructor.SafeConstructor, _Resolver):  # type: ignore[misc,valid-type]
+        """libyaml scans and parses (a suite of 90 files loads in a fifth of the time), the
+        same composer (`_Composer`: the depth and alias refusals), constructor and resolver
+        build the data. Only libyaml's event stream is used, never its composer: that one
+        recurses in C with no depth limit."""
+
+        def __init__(self, stream: str):
+            _CParser.__init__(self, stream)  # type: ignore[misc]
+            _Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            _Resolver.__init__(self)
+
+    _FastLoader = _CLoader
 
 
 class YamlDocument:
@@ -114,38 +165,20 @@ def read_yaml(path: Path, label: str) -> tuple[YamlDocument | None, list[Problem
         return None, [Problem(label, "", "file not found")]
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(label, "", f"cannot read file: {exc.__class__.__name__}")]
-    loader = _Loader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None, [Problem(label, "", "file is empty")]
-        if loader.anchored:
-            _check_expansion(node)
-        dupes = _duplicates(node, ())
-        if dupes:
-            return None, [
-                Problem(label, _dotted(loc + (key,)), f"duplicate key '{key}'", line)
-                for loc, key, line in dupes
-            ]
-        data = loader.construct_document(node)
-    except _Refused as exc:
-        return None, [Problem(label, "", str(exc), exc.line)]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        # PyYAML's context and problem read as one sentence ("expected a single document in the
-        # stream,
-        # but found another document"); the problem alone is often cryptic.
-        parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
-        reason = ", ".join(p for p in parts if p) or str(exc).splitlines()[0]
-        if reason == "mapping values are not allowed here":
-            reason += " (a ': ' inside an unquoted value? quote the value)"
-        return None, [
-            Problem(label, "", f"malformed YAML: {reason}", mark.line + 1 if mark else None)
-        ]
-    finally:
-        loader.dispose()
-    lines: dict[tuple, int] = {}
-    _index(node, (), lines)
+    loaded = None
+    if _FastLoader is not None:
+        try:
+            loaded = _compose(_FastLoader(text), label)
+        except yaml.YAMLError:
+            loaded = None  # the pure loader words the error, as it always did
+    if loaded is None:
+        try:
+            loaded = _compose(_Loader(text), label)
+        except yaml.YAMLError as exc:
+            return None, [_malformed(exc, label)]
+    lines, data, problems = loaded
+    if problems:
+        return None, problems
     foreign = _foreign(data, ())
     if foreign:
         doc = YamlDocument(data, lines)
@@ -160,6 +193,45 @@ def read_yaml(path: Path, label: str) -> tuple[YamlDocument | None, list[Problem
             for loc, kind in foreign
         ]
     return YamlDocument(data, lines), []
+
+
+def _compose(loader: Any, label: str) -> tuple[dict[tuple, int], Any, list[Problem]]:
+    """(lines, data, problems) of the one document; a YAMLError propagates (the caller words
+    it)."""
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}, None, [Problem(label, "", "file is empty")]
+        if loader.anchored:
+            _check_expansion(node)
+        lines: dict[tuple, int] = {(): node.start_mark.line + 1}
+        dupes: list[tuple[tuple, str, int]] = []
+        _walk(node, (), lines, dupes)
+        if dupes:
+            return (
+                {},
+                None,
+                [
+                    Problem(label, _dotted(loc + (key,)), f"duplicate key '{key}'", line)
+                    for loc, key, line in dupes
+                ],
+            )
+        return lines, loader.construct_document(node), []
+    except _Refused as exc:
+        return {}, None, [Problem(label, "", str(exc), exc.line)]
+    finally:
+        loader.dispose()
+
+
+def _malformed(exc: yaml.YAMLError, label: str) -> Problem:
+    mark = getattr(exc, "problem_mark", None)
+    # PyYAML's context and problem read as one sentence ("expected a single document in the
+    # stream, but found another document"); the problem alone is often cryptic.
+    parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
+    reason = ", ".join(p for p in parts if p) or str(exc).splitlines()[0]
+    if reason == "mapping values are not allowed here":
+        reason += " (a ': ' inside an unquoted value? quote the value)"
+    return Problem(label, "", f"malformed YAML: {reason}", mark.line + 1 if mark else None)
 
 
 def _foreign(value: Any, loc: tuple) -> list[tuple[tuple, str]]:
@@ -185,18 +257,6 @@ def _foreign(value: Any, loc: tuple) -> list[tuple[tuple, str]]:
         if value is None or isinstance(value, (str, int, float, bool))
         else [(loc, type(value).__name__)]
     )
-
-
-def _index(node: yaml.Node, loc: tuple, lines: dict[tuple, int]) -> None:
-    lines[loc] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            k = loc + (key.value,)
-            _index(value, k, lines)
-            lines[k] = key.start_mark.line + 1
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _index(item, loc + (i,), lines)
 
 
 def _check_expansion(root: yaml.Node) -> None:
@@ -255,21 +315,27 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return node.value if isinstance(node, yaml.SequenceNode) else []
 
 
-def _duplicates(node: yaml.Node, loc: tuple) -> list[tuple[tuple, str, int]]:
-    found = []
+def _walk(
+    node: yaml.Node, loc: tuple, lines: dict[tuple, int], dupes: list[tuple[tuple, str, int]]
+) -> None:
+    """One walk for the line of every field path (`lines`) and the duplicate keys (`dupes`, in
+    document order). Recursive: the composer and `_check_expansion` bound the depth."""
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key, value in node.value:
             if not isinstance(key, yaml.ScalarNode):
                 continue  # a list or mapping as a key: construction rejects it with a clear message
             if key.value in seen:
-                found.append((loc, key.value, key.start_mark.line + 1))
+                dupes.append((loc, key.value, key.start_mark.line + 1))
             seen.add(key.value)
-            found += _duplicates(value, loc + (key.value,))
+            k = loc + (key.value,)
+            _walk(value, k, lines, dupes)
+            lines[k] = key.start_mark.line + 1
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            found += _duplicates(item, loc + (i,))
-    return found
+            k = loc + (i,)
+            lines[k] = item.start_mark.line + 1
+            _walk(item, k, lines, dupes)
 
 
 def _dotted(loc: tuple) -> str:

@@ -295,7 +295,11 @@ def test_hindi_vs_marathi_with_a_detector(starter):
 
 
 def test_hindi_vs_marathi_with_lingua(starter):
-    pytest.importorskip("lingua")
+    pytest.importorskip(
+        "lingua",
+        reason="the optional Hindi/Marathi detector is not installed "
+        "(pip install lingua-language-detector)",
+    )
     from callbench.grading.conversation_checks import lingua_detect
 
     both = starter.manifest.model_copy(update={"languages": ["hi", "mr"]})

@@ -222,6 +222,8 @@ def _check_scenario(source: Path, i: int, s: Any, seen: set[str]) -> None:
     ):
         if key in s and not isinstance(s[key], kind):
             raise ImportFormatError(source, f"{where}.{key}", f"expected {kind.__name__}")
+    _optional(source, s, where, "track", str)
+    _optional(source, s.get("policy") or {}, f"{where}.policy", "required_actions", list)
     for j, t in enumerate(s["tools"]):
         _check_tool(source, f"{where}.tools[{j}]", t)
     for j, turn in enumerate(s["conversation"]):
@@ -238,7 +240,9 @@ def _check_tool(source: Path, where: str, t: Any) -> None:
     for key in ("required_arguments", "generated_arguments", "result"):
         if key in t and not isinstance(t[key], dict):
             raise ImportFormatError(source, f"{where}.{key}", "expected an object")
+    _optional(source, t, where, "argument_bindings", dict)
     for key in ("preconditions", "state_updates"):
+        _optional(source, t, where, key, list)
         for k, u in enumerate(t.get(key) or []):
             if not isinstance(u, dict) or not isinstance(u.get("path"), str) or "value" not in u:
                 raise ImportFormatError(source, f"{where}.{key}[{k}]", "expected {path, value}")
@@ -259,6 +263,43 @@ def _check_oracle(source: Path, where: str, oracle: dict[str, Any]) -> None:
                 raise ImportFormatError(source, f"{where}.{key}[{j}]", "expected {name, arguments}")
     if "expected_state" in oracle and not isinstance(oracle["expected_state"], dict):
         raise ImportFormatError(source, f"{where}.expected_state", "expected an object")
+    for key, kind in (
+        ("auth", dict),
+        ("grounding", dict),
+        ("privacy", dict),
+        ("forbidden_event_triggers", dict),
+        ("reference_response", str),
+    ):
+        _optional(source, oracle, where, key, kind)
+    auth = oracle.get("auth") or {}
+    for key in ("protected_tools", "verification_events", "forbidden_events", "required_events"):
+        _optional(source, auth, f"{where}.auth", key, list)
+    for j, name in enumerate(auth.get("protected_tools") or []):
+        if not isinstance(name, str):
+            raise ImportFormatError(
+                source, f"{where}.auth.protected_tools[{j}]", "expected a tool name"
+            )
+    for block, lists in (
+        ("grounding", ("required_claims", "forbidden_claims")),
+        ("privacy", ("forbidden_disclosures",)),
+    ):
+        rules = oracle.get(block) or {}
+        for key in lists:
+            _optional(source, rules, f"{where}.{block}", key, list)
+            for j, rule in enumerate(rules.get(key) or []):
+                if isinstance(rule, dict):  # other entries are skipped and reported
+                    for terms in ("any_terms", "patterns"):
+                        _optional(source, rule, f"{where}.{block}.{key}[{j}]", terms, list)
+
+
+def _optional(source: Path, obj: dict[str, Any], where: str, key: str, kind: type) -> None:
+    """A field the conversion reads when it is there: absent or null is fine, another type is an
+    error naming the field, rather than a traceback from deep inside the conversion."""
+    value = obj.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise ImportFormatError(
+            source, f"{where}.{key}", f"expected {kind.__name__}, got {type(value).__name__}"
+        )
 
 
 def _need(source: Path, obj: dict, where: str, key: str, kind: type) -> None:

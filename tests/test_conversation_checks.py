@@ -670,6 +670,7 @@ def test_hand_off_needs_an_announcement(mini_suite):
 
 def test_reserved_ids_match_the_checks():
     from callbench.grading.conversation_checks import CHECK_IDS
+    from callbench.spec import CONVERSATION_CHECK_IDS
     from callbench.spec.validation import RESERVED_IDS
 
-    assert set(RESERVED_IDS) == set(CHECK_IDS)
+    assert CHECK_IDS is CONVERSATION_CHECK_IDS and set(RESERVED_IDS) == set(CHECK_IDS)

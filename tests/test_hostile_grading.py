@@ -164,7 +164,8 @@ def test_a_guard_pattern_reads_the_whole_message():
     text)."""
     if matchers._re2_module() is None:
         pytest.skip(
-            "without google-re2 a pattern reads the first MAX_REGEX_TEXT characters of a message"
+            "google-re2 is not installed (a core dependency of callbench: pip install -e .), and "
+            "without it a pattern reads the first MAX_REGEX_TEXT characters of a message"
         )
     suite = load_suite("utility-billing")
     sid = "ub-lockout-old-zip-refusal"
@@ -326,7 +327,9 @@ def test_re2_reads_random_patterns_as_python_does():
     Python's engine on random short texts, non-ASCII ones included; patterns RE2 cannot read go
     to Python."""
     if matchers._re2_module() is None:
-        pytest.skip("google-re2 is not installed")
+        pytest.skip(
+            "google-re2 is not installed (a core dependency of callbench: pip install -e .)"
+        )
     rnd = random.Random(7)
     atoms = [
         "a",

@@ -343,7 +343,7 @@ def unprivileged() -> tuple[str, ...]:
     if shutil.which("setpriv") is None:
         pytest.skip(
             "running as root, and setpriv is missing to drop the capability to ignore file "
-            "permissions"
+            "permissions (apt-get install util-linux)"
         )
     return (
         "setpriv",

@@ -71,7 +71,9 @@ def validate(root: Path):
 # --- files outside the suite folder -------------------------------------------------------------
 
 
-@pytest.mark.skipif(not PASSWD.is_file(), reason="needs /etc/passwd")
+@pytest.mark.skipif(
+    not PASSWD.is_file(), reason="needs /etc/passwd as a file outside the suite (absent on this OS)"
+)
 def test_instructions_at_an_absolute_path_are_refused_and_never_loaded(mini_path, tmp_path):
     root = copy_of(mini_path, tmp_path)
     set_instructions(root, "/etc/passwd")
@@ -100,7 +102,9 @@ def test_instructions_climbing_out_with_dotdot_are_refused(mini_path, tmp_path):
     assert all("sk-do-not-send" not in a.instructions for a in agents.values())
 
 
-@pytest.mark.skipif(not PASSWD.is_file(), reason="needs /etc/passwd")
+@pytest.mark.skipif(
+    not PASSWD.is_file(), reason="needs /etc/passwd as a file outside the suite (absent on this OS)"
+)
 def test_instructions_symlinked_out_of_the_folder_are_refused(mini_path, tmp_path):
     root = copy_of(mini_path, tmp_path)
     (root / INSTRUCTIONS).unlink()
@@ -233,7 +237,7 @@ def test_an_alias_inside_its_own_anchor_is_refused(mini_path, tmp_path):
 # --- entries the hash walk could not finish ------------------------------------------------------
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo to make a FIFO (POSIX only)")
 def test_a_fifo_in_the_folder_is_refused_not_read(mini_path, tmp_path):
     root = copy_of(mini_path, tmp_path)
     os.mkfifo(root / "agents/parcel-desk/notes.md")  # a read would block forever

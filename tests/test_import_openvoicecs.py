@@ -145,6 +145,51 @@ def test_bad_input(tmp_path, content, field):
     assert len(result.output.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    "path, value, field",
+    [
+        (("track",), 1, "track"),
+        (("policy", "required_actions"), 3, "policy.required_actions"),
+        (("tools", 0, "preconditions"), 1, "tools[0].preconditions"),
+        (("tools", 0, "argument_bindings"), [1], "tools[0].argument_bindings"),
+        (("oracle", "auth"), True, "oracle.auth"),
+        (("oracle", "auth"), {"protected_tools": "x"}, "oracle.auth.protected_tools"),
+        (("oracle", "auth"), {"protected_tools": [[]]}, "oracle.auth.protected_tools[0]"),
+        (("oracle", "grounding"), "x", "oracle.grounding"),
+        (("oracle", "grounding"), {"required_claims": 1}, "oracle.grounding.required_claims"),
+        (
+            ("oracle", "grounding"),
+            {"required_claims": [{"id": "c", "any_terms": 1}]},
+            "oracle.grounding.required_claims[0].any_terms",
+        ),
+        (
+            ("oracle", "privacy"),
+            {"forbidden_disclosures": {}},
+            "oracle.privacy.forbidden_disclosures",
+        ),
+        (
+            ("oracle", "privacy"),
+            {"forbidden_disclosures": [{"id": "d", "patterns": True}]},
+            "oracle.privacy.forbidden_disclosures[0].patterns",
+        ),
+        (("oracle", "forbidden_event_triggers"), [1], "oracle.forbidden_event_triggers"),
+        (("oracle", "reference_response"), {}, "oracle.reference_response"),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_named_not_a_traceback(tmp_path, path, value, field):
+    """These used to reach the conversion and fail there with a TypeError or AttributeError."""
+    data = json.loads(SAMPLE.read_text())
+    node = data["scenarios"][0]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps(data))
+    with pytest.raises(ImportFormatError) as exc:
+        convert_openvoicecs(src, tmp_path / "out")
+    assert exc.value.field.endswith(f") .{field}".replace(" ", "")), exc.value.field
+
+
 def test_the_import_keeps_the_sources_strictness(converted):
     """Pinned arguments stay pinned (a generated one may be left out, not changed), a refusal never
     names the wrong

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from callbench.cli import app
 from callbench.errors import Problem
+from callbench.spec import CONVERSATION_CHECK_IDS
 from callbench.spec.yamlio import read_yaml
 from callbench.suite_check import SuiteCheck, check_suite
 
@@ -180,6 +181,24 @@ def test_forbidden_action_with_ordering(suite: Path) -> None:
         "    tool: reschedule_delivery\n    count: { exactly: 0 }\n    after: [move]",
     )
     expect_error(suite, SCENARIO, "expected_actions[2].after", "forbidden action", only=True)
+
+
+# --- verdict ids: one id, one verdict -------------------------------------------------------
+
+
+@pytest.mark.parametrize("reserved", [*CONVERSATION_CHECK_IDS, "closing"])
+def test_a_verdict_id_of_the_suite_is_reserved(suite: Path, reserved: str) -> None:
+    """The built-in conversation checks (spec.CONVERSATION_CHECK_IDS, which grading runs) and the
+    suite's rated dimensions ('closing' in mini) own their ids in every scenario's report."""
+    replace(suite, SCENARIO, "  - id: looked_up_first", f"  - id: {reserved}")
+    expect_error(suite, SCENARIO, "criteria[0].id", f"id '{reserved}' is reserved", only=True)
+
+
+def test_a_verdict_id_is_not_shared_across_kinds(suite: Path) -> None:
+    replace(suite, SCENARIO, "  - id: looked_up_first", "  - id: lookup")
+    expect_error(
+        suite, SCENARIO, "criteria[0].id", "'lookup' is also used in expected_actions", only=True
+    )
 
 
 # --- ${caller.knows.x} / ${hidden.x} paths --------------------------------------------------

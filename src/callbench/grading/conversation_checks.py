@@ -125,7 +125,7 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 
 from ..call.trace import Message, Trace
-from ..spec import Scenario, SuiteManifest
+from ..spec import CONVERSATION_CHECK_IDS, Scenario, SuiteManifest
 from ..text import find_cue, words
 from .base import R_OF, CodeGrader, ItemVerdict, Label
 from .scripts import (
@@ -197,7 +197,8 @@ __all__ = [
 MAX_EVIDENCE = 10
 """met verdicts cite at most this many checked indices (the detail gives the full count)"""
 
-CHECK_IDS = ("speakable", "numbers_spoken", "script", "tool_speech", "goodbye")
+CHECK_IDS = CONVERSATION_CHECK_IDS
+"""the verdict ids these checks emit, reserved in suites (defined once, in spec)"""
 
 DIAGNOSTIC = {
     "speakable": "speakable_replies",

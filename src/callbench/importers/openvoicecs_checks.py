@@ -1,18 +1,14 @@
 """The OpenVoiceCS oracle's text rules as callbench checks: grounding claims and privacy patterns.
 
 * `grounding.required_claims` (`any_terms`) -> an earned phrase check (`must: say`) in the window
-  after the
-  scenario's last expected action, so the claim counts only once the thing it claims was done;
-  skipped (and
-  reported as dropped) when a term is printed in the agent's instructions, since reading them aloud
-  would earn it;
-* `grounding.forbidden_claims` and `privacy.forbidden_disclosures` (`patterns`) -> guards (`must:
-  not_say`)
-  over every agent message.
+  after the scenario's last expected action, so the claim counts only once the thing it claims was
+  done; skipped (and reported as dropped) when a term is printed in the agent's instructions, since
+  reading them aloud would earn it;
+* `grounding.forbidden_claims` and `privacy.forbidden_disclosures` (`patterns`) -> guards
+  (`must: not_say`) over every agent message.
 
 Policy and privacy *events* (identity_verified, pii_minimization, upsell_attempt...) name judgements
-the source
-records out of band; they have no deterministic equivalent and are reported as dropped.
+the source records out of band; they have no deterministic equivalent and are reported as dropped.
 """
 
 from __future__ import annotations
@@ -47,8 +43,33 @@ def text_checks(
     converted: list[str],
     dropped: list[str],
 ) -> list[dict[str, Any]]:
-    checks: list[dict[str, Any]] = []
+    """The phrase checks for the oracle's grounding and privacy rules, in the source's order; what
+    cannot be checked by its words is appended to `dropped`, what can to `converted`."""
     grounding = oracle.get("grounding") or {}
+    privacy = oracle.get("privacy") or {}
+    checks = _required_claims(grounding, instructions, last_action, converted, dropped)
+    checks += _forbidden_patterns(grounding, privacy, converted, dropped)
+    _drop_the_rest(grounding, privacy, dropped)
+    seen: set[str] = set()
+    for c in checks:  # ids must be unique within the scenario
+        base, k = c["id"], 2
+        while c["id"] in seen:
+            c["id"], k = f"{base}_{k}", k + 1
+        seen.add(c["id"])
+    return checks
+
+
+def _required_claims(
+    grounding: dict[str, Any],
+    instructions: str,
+    last_action: str | None,
+    converted: list[str],
+    dropped: list[str],
+) -> list[dict[str, Any]]:
+    """Each required claim as an earned `say` check after the last expected action, so it counts
+    only once the thing it claims was done; a claim whose term the instructions print is dropped,
+    since reading them aloud would earn it."""
+    checks: list[dict[str, Any]] = []
     for n, claim in enumerate(grounding.get("required_claims") or [], start=1):
         if not isinstance(claim, dict):
             continue
@@ -60,8 +81,7 @@ def text_checks(
         elif printed:
             dropped.append(
                 f"oracle.grounding.required_claims {name} (any of {terms}): {printed} printed in "
-                "the agent's "
-                f"instructions, so a recital would earn it; not graded"
+                "the agent's instructions, so a recital would earn it; not graded"
             )
         elif last_action is None:
             dropped.append(
@@ -81,20 +101,30 @@ def text_checks(
             )
             converted.append(
                 f"oracle.grounding.required_claims {name} -> phrase check (any of {terms}, said "
-                "after "
-                f"'{last_action}' in a turn a caller could follow)"
+                f"after '{last_action}' in a turn a caller could follow)"
             )
+    return checks
+
+
+def _forbidden_patterns(
+    grounding: dict[str, Any],
+    privacy: dict[str, Any],
+    converted: list[str],
+    dropped: list[str],
+) -> list[dict[str, Any]]:
+    """Forbidden claims and disclosures as `not_say` guards over every agent message; a pattern
+    Python cannot compile is left out rather than guessed at."""
     forbidden = [
         (f"claim {c.get('id')}", c.get("patterns"))
         for c in grounding.get("forbidden_claims") or []
         if isinstance(c, dict)
     ]
-    privacy = oracle.get("privacy") or {}
     forbidden += [
         (f"disclosure {d.get('id')}", d.get("patterns"))
         for d in privacy.get("forbidden_disclosures") or []
         if isinstance(d, dict)
     ]
+    checks: list[dict[str, Any]] = []
     for what, patterns in forbidden:
         usable = [str(p) for p in patterns or [] if isinstance(p, str) and _pattern_ok(p)]
         if not usable:
@@ -112,6 +142,11 @@ def text_checks(
         converted.append(
             f"forbidden {what} -> a guard: patterns {usable} never in any agent message"
         )
+    return checks
+
+
+def _drop_the_rest(grounding: dict[str, Any], privacy: dict[str, Any], dropped: list[str]) -> None:
+    """Hallucination budgets, privacy events and unknown keys: named as dropped, never lost."""
     if "max_hallucinations_per_turn" in grounding:
         dropped.append(
             "oracle.grounding.max_hallucinations_per_turn="
@@ -132,13 +167,6 @@ def text_checks(
         set(privacy) - {"forbidden_disclosures", "required_events", "forbidden_events"}
     ):
         dropped.append(f"oracle.privacy.{key}: not converted")
-    seen: set[str] = set()
-    for c in checks:  # ids must be unique within the scenario
-        base, k = c["id"], 2
-        while c["id"] in seen:
-            c["id"], k = f"{base}_{k}", k + 1
-        seen.add(c["id"])
-    return checks
 
 
 def _slug(text: str) -> str:

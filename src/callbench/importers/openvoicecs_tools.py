@@ -1,22 +1,19 @@
-"""The OpenVoiceCS tool declarations as callbench tools: one schema per domain tool, and state
-updates as effects."""
+"""The OpenVoiceCS tool declarations as callbench tools: one schema per domain tool, state updates
+as effects, and a tool's answer on success."""
 
 from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
-from .openvoicecs_source import _json_type, _words
+from .openvoicecs_source import _json_type, _ToolInfo, _words
 
 
 def _set_effects(updates: list[dict], state: dict, notes: list[str], tool: str) -> list[dict]:
     """`set` effects for the updates, applied to `state` as they go. OpenVoiceCS creates missing
-    parents;
-    callbench's `set` never does, so a missing parent becomes one `set` of a nested object at the
-    first
-    missing segment (the deepest existing object is its parent)."""
+    parents; callbench's `set` never does, so a missing parent becomes one `set` of a nested object
+    at the first missing segment (the deepest existing object is its parent)."""
     effects = []
     for u in updates:
         segments = u["path"].split(".")
@@ -44,20 +41,6 @@ def _set_effects(updates: list[dict], state: dict, notes: list[str], tool: str) 
     return effects
 
 
-@dataclass
-class _ToolInfo:
-    description: str = ""
-    params: dict[str, set[str]] = field(default_factory=dict)
-    required_votes: list[set[str]] = field(default_factory=list)
-    generated: set[str] = field(default_factory=set)
-    declared: bool = False
-    declared_in: int = 0
-    """how many of the domain's scenarios declare the tool"""
-    everywhere: bool = False
-    """every scenario of the domain declares it"""
-    descriptions: set[str] = field(default_factory=set)
-
-
 def _domain_tools(scenarios: list[dict]) -> dict[str, _ToolInfo]:
     tools: dict[str, _ToolInfo] = {}
     total = len(scenarios)
@@ -66,8 +49,9 @@ def _domain_tools(scenarios: list[dict]) -> dict[str, _ToolInfo]:
         info = tools.setdefault(name, _ToolInfo())
         for k, v in args.items():
             kinds = info.params.setdefault(k, set())
-            if _json_type(v):
-                kinds.add(_json_type(v))
+            kind = _json_type(v)
+            if kind:
+                kinds.add(kind)
         return info
 
     for s in scenarios:
@@ -117,3 +101,16 @@ def _tool_spec(name: str, info: _ToolInfo, notes: list[str]) -> dict[str, Any]:
         "description": description,
         "parameters": {"type": "object", "properties": props, "required": required},
     }
+
+
+def _respond(tool: dict[str, Any]) -> dict[str, Any]:
+    """The tool's answer on success: the source's `result`, with a status so a result matcher and
+    the verification gate have something to test."""
+    result = tool.get("result")
+    if isinstance(result, dict) and result:
+        return (
+            {"status": "ok", **copy.deepcopy(result)}
+            if "status" not in result
+            else copy.deepcopy(result)
+        )
+    return {"status": "ok"}

@@ -1,12 +1,12 @@
 """What a benchmark is: typed suite files, loading, validation and hashing. Imports nothing else of
-callbench
-except the leaf `errors` module."""
+callbench except the leaf `errors` module."""
 
 from .agent import AgentDefinition, SuccessCondition, ToolSpec
 from .casting import Background, Casting
 from .loading import load_suite_files, parse_model, render_instructions, suite_hash
 from .matchers import MISSING, Matcher, MatchResult, evaluate, evaluate_args, kind_of, type_problems
 from .scenario import (
+    CONVERSATION_CHECK_IDS,
     CallerBrief,
     ChannelProgram,
     Count,
@@ -39,6 +39,7 @@ from .templates import TemplateError, make_scope, resolve
 from .validation import normalize_space, validate_suite
 
 __all__ = [
+    "CONVERSATION_CHECK_IDS",
     "MISSING",
     "AgentDefinition",
     "Background",

@@ -6,10 +6,8 @@ a `MatchResult` that says what was compared and why it failed, because those
 results are stored in traces and shown to people reading a failed call.
 
 A `regex` is an author's pattern run on what a candidate sent, so it runs through `regex_search`: in
-time
-linear in the text (RE2) wherever that engine reads the pattern as Python does, and never a pattern
-with
-nested quantifiers on Python's backtracking engine.
+time linear in the text (RE2) wherever that engine reads the pattern as Python does, and never a
+pattern with nested quantifiers on Python's backtracking engine.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, Union
 
 from pydantic import (
     BaseModel,
@@ -31,6 +29,7 @@ from pydantic import (
 )
 
 from ..errors import CallbenchError
+from .re2_source import Re2Source, Untranslatable, nested_quantifiers, parse_pattern
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 """Stands for an argument or state path that is not there at all (distinct from null)."""
@@ -134,14 +133,19 @@ def _tag(value: Any) -> str | None:
     return None
 
 
-Matcher = Annotated[
-    Union[tuple(Annotated[cls, Tag(name)] for name, cls in KINDS.items())],  # type: ignore[misc]  # noqa: UP007
-    Discriminator(
-        _tag,
-        custom_error_type="matcher",
-        custom_error_message=f"a matcher is a mapping with exactly one of: {', '.join(KINDS)}",
-    ),
-]
+if TYPE_CHECKING:
+    # the union is built from KINDS at run time, which a type checker cannot follow; every member
+    # is an `_M`, and code reads a matcher only through `_M` (`model_dump`, `kind_of`, `evaluate`)
+    Matcher: TypeAlias = _M
+else:
+    Matcher = Annotated[
+        Union[tuple(Annotated[cls, Tag(name)] for name, cls in KINDS.items())],  # noqa: UP007
+        Discriminator(
+            _tag,
+            custom_error_type="matcher",
+            custom_error_message=f"a matcher is a mapping with exactly one of: {', '.join(KINDS)}",
+        ),
+    ]
 
 for _cls in (All, AnyOf, Not):
     _cls.model_rebuild()
@@ -312,207 +316,8 @@ class UnsafePattern(CallbenchError):
     time there."""
 
 
-try:  # Python 3.11+: the parser `re` itself uses
-    from re import _constants as _sre
-    from re import _parser as _sre_parse
-except ImportError:  # pragma: no cover
-    import sre_constants as _sre  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
-
-_REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT)
-_SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-"""Python's `\\s` on text (str.isspace), which RE2's `\\s` ([\\t\\n\\f\\r ]) is not."""
-_TURKISH_I = (0x130, 0x131)
-"""İ and ı: the one place the two engines' ignore-case differ (Python matches both with i and I, RE2
-neither);
-found by comparing both on every character that has a case."""
 _TURKISH_I_TEXT = re.compile("[\u0130\u0131]")
 _NON_ASCII_WORD = re.compile(r"[^\W\x00-\x7f]")
-
-
-class _Untranslatable(Exception):
-    pass
-
-
-def _x(cp: int) -> str:
-    return f"\\x{{{cp:x}}}"
-
-
-def _spaces_class(negated: bool) -> str:
-    points: list[tuple[int, int]] = []
-    for part in re.findall(r".-.|.", _SPACES, re.S):
-        lo, hi = (ord(part[0]), ord(part[2])) if len(part) == 3 else (ord(part), ord(part))
-        points.append((lo, hi))
-    if not negated:
-        return "".join(_x(lo) if lo == hi else f"{_x(lo)}-{_x(hi)}" for lo, hi in points)
-    out, at = [], 0
-    for lo, hi in points:
-        if lo > at:
-            out.append(f"{_x(at)}-{_x(lo - 1)}")
-        at = hi + 1
-    return "".join(out) + f"{_x(at)}-{_x(0x10FFFF)}"
-
-
-_IN_CLASS = {
-    _sre.CATEGORY_DIGIT: r"\p{Nd}",
-    _sre.CATEGORY_NOT_DIGIT: r"\P{Nd}",
-    _sre.CATEGORY_WORD: r"\p{L}\p{N}_",
-    _sre.CATEGORY_SPACE: _spaces_class(False),
-    _sre.CATEGORY_NOT_SPACE: _spaces_class(True),
-}
-
-
-class _Re2Source:
-    """A parsed Python pattern written out in RE2's syntax, with Python's meaning for every
-    construct RE2 can
-    express; `_Untranslatable` for the others (look-arounds, back-references, possessive or atomic
-    groups).
-
-    `boundary`: it holds \\b or \\B, which RE2 decides with ASCII letters and digits only, and \\B
-    byte by byte
-    (inside a character of two or more bytes of UTF-8, RE2 finds a \\B): for \\B, ASCII text only.
-    `dollar`: it holds a `$` outside multi-line mode, which in Python also matches before a final
-    newline.
-    `folds`: it ignores case somewhere (RE2 does not match İ or ı with i).
-    \\d, \\w and \\s are written as the Unicode classes Python gives them (RE2's own are ASCII).
-    RE2's Unicode
-    tables are newer than Python 3.11's: scripts encoded since (Kawi, Nag Mundari, CJK extension H)
-    are letters
-    and digits to RE2 and unassigned to Python."""
-
-    def __init__(self, tree, flags: int):
-        self.boundary = self.nonboundary = self.dollar = self.folds = False
-        ignorecase = bool(flags & _sre.SRE_FLAG_IGNORECASE)
-        if flags & (_sre.SRE_FLAG_ASCII | _sre.SRE_FLAG_LOCALE):
-            raise _Untranslatable("ASCII or LOCALE flag")
-        head = ("(?i)" if ignorecase else "") + ("(?s)" if flags & _sre.SRE_FLAG_DOTALL else "")
-        self.source = head + self._seq(tree, bool(flags & _sre.SRE_FLAG_MULTILINE), ignorecase)
-
-    def _seq(self, items, multiline: bool, ignorecase: bool) -> str:
-        return "".join(self._one(op, av, multiline, ignorecase) for op, av in items)
-
-    def _one(self, op, av, multiline: bool, ignorecase: bool) -> str:
-        if ignorecase and op in (_sre.LITERAL, _sre.NOT_LITERAL, _sre.IN):
-            self.folds = True
-        if op is _sre.LITERAL or op is _sre.NOT_LITERAL:
-            self._fold_check(av, av, ignorecase)
-            return _x(av) if op is _sre.LITERAL else f"[^{_x(av)}]"
-        if op is _sre.ANY:
-            return "."
-        if op is _sre.IN:
-            return self._class(av, ignorecase)
-        if op is _sre.AT:
-            if av is _sre.AT_BOUNDARY:
-                self.boundary = True
-                return r"\b"
-            if av is _sre.AT_NON_BOUNDARY:
-                self.boundary = self.nonboundary = True
-                return r"\B"
-            if av is _sre.AT_BEGINNING:
-                return "(?m:^)" if multiline else "^"
-            if av is _sre.AT_END:
-                if not multiline:
-                    self.dollar = True
-                return "(?m:$)" if multiline else "$"
-            if av is _sre.AT_BEGINNING_STRING:
-                return r"\A"
-            if av is _sre.AT_END_STRING:
-                return r"\z"
-            raise _Untranslatable(str(av))
-        if op is _sre.BRANCH:
-            return "(?:" + "|".join(self._seq(alt, multiline, ignorecase) for alt in av[1]) + ")"
-        if op is _sre.SUBPATTERN:
-            _, add, remove, body = av
-            if (add | remove) & (_sre.SRE_FLAG_ASCII | _sre.SRE_FLAG_LOCALE):
-                raise _Untranslatable("ASCII or LOCALE flag")
-            on = "".join(
-                f
-                for bit, f in ((_sre.SRE_FLAG_IGNORECASE, "i"), (_sre.SRE_FLAG_DOTALL, "s"))
-                if add & bit
-            )
-            off = "".join(
-                f
-                for bit, f in ((_sre.SRE_FLAG_IGNORECASE, "i"), (_sre.SRE_FLAG_DOTALL, "s"))
-                if remove & bit
-            )
-            multiline = (
-                multiline or bool(add & _sre.SRE_FLAG_MULTILINE)
-            ) and not remove & _sre.SRE_FLAG_MULTILINE
-            ignorecase = (
-                ignorecase or bool(add & _sre.SRE_FLAG_IGNORECASE)
-            ) and not remove & _sre.SRE_FLAG_IGNORECASE
-            flags = f"{on}-{off}" if off else on
-            return f"(?{flags}:" + self._seq(body, multiline, ignorecase) + ")"
-        if op is _sre.MAX_REPEAT or op is _sre.MIN_REPEAT:
-            lo, hi, body = av
-            count = f"{{{lo},}}" if hi == _sre.MAXREPEAT else f"{{{lo},{hi}}}"
-            return (
-                "(?:"
-                + self._seq(body, multiline, ignorecase)
-                + ")"
-                + count
-                + ("?" if op is _sre.MIN_REPEAT else "")
-            )
-        raise _Untranslatable(str(op))
-
-    def _fold_check(self, lo: int, hi: int, ignorecase: bool) -> None:
-        if ignorecase and any(lo <= cp <= hi for cp in _TURKISH_I):
-            raise _Untranslatable("İ or ı under ignore-case")
-
-    def _class(self, items, ignorecase: bool) -> str:
-        negate = bool(items) and items[0][0] is _sre.NEGATE
-        items = items[1:] if negate else items
-        if len(items) == 1 and items[0] == (_sre.CATEGORY, _sre.CATEGORY_NOT_WORD):
-            return r"[\p{L}\p{N}_]" if negate else r"[^\p{L}\p{N}_]"
-        parts = []
-        for op, av in items:
-            if op is _sre.LITERAL:
-                self._fold_check(av, av, ignorecase)
-                parts.append(_x(av))
-            elif op is _sre.RANGE:
-                self._fold_check(av[0], av[1], ignorecase)
-                parts.append(f"{_x(av[0])}-{_x(av[1])}")
-            elif op is _sre.CATEGORY and av in _IN_CLASS:
-                parts.append(_IN_CLASS[av])
-            else:
-                raise _Untranslatable(f"{op} {av} in a class")
-        return "[" + ("^" if negate else "") + "".join(parts) + "]"
-
-
-def _nested(items) -> bool:
-    """Does a repeat (max > 1) hold another repeat of variable count ((\\d+)+, (a|b*)*,
-    (x{1,3}){5})? On a
-    backtracking engine such a pattern can take time exponential in the text."""
-
-    def repeats(items, inside: bool) -> bool:
-        for op, av in items:
-            if op in _REPEATS:
-                lo, hi, body = av
-                if inside and hi > 1 and lo != hi:
-                    return True
-                if repeats(body, inside or hi > 1):
-                    return True
-            else:
-                for sub in _children(op, av):
-                    if repeats(sub, inside):
-                        return True
-        return False
-
-    return repeats(items, False)
-
-
-def _children(op, av) -> list:
-    if op is _sre.BRANCH:
-        return list(av[1])
-    if op is _sre.SUBPATTERN:
-        return [av[3]]
-    if op in (_sre.ASSERT, _sre.ASSERT_NOT):
-        return [av[1]]
-    if op is _sre.ATOMIC_GROUP:
-        return [av]
-    if op is _sre.GROUPREF_EXISTS:
-        return [b for b in av[1:] if b is not None]
-    return []
 
 
 @dataclass(frozen=True)
@@ -538,21 +343,20 @@ def _re2_module():
 
 @lru_cache(maxsize=1024)
 def _compiled(pattern: str, ignorecase: bool) -> _Compiled:
+    """Both engines' compiled forms of a pattern, with what decides which may run it on a text."""
     flags = re.IGNORECASE if ignorecase else 0
     python = re.compile(pattern, flags)
-    tree = _sre_parse.parse(pattern, flags)
-    nested = _nested(list(tree))
-    compiled, source = None, None
+    tree = parse_pattern(pattern, flags)
+    nested = nested_quantifiers(list(tree))
     engine = _re2_module()
-    if engine is not None:
-        try:
-            source = _Re2Source(list(tree), tree.state.flags | flags)
-            options = engine.Options()
-            options.log_errors = False
-            compiled = engine.compile(source.source, options=options)
-        except (_Untranslatable, engine.error):
-            compiled = None
-    if compiled is None:
+    if engine is None:
+        return _Compiled(python, None, False, False, False, False, nested)
+    try:
+        source = Re2Source(list(tree), tree.state.flags | flags)
+        options = engine.Options()
+        options.log_errors = False
+        compiled = engine.compile(source.source, options=options)
+    except (Untranslatable, engine.error):
         return _Compiled(python, None, False, False, False, False, nested)
     return _Compiled(
         python, compiled, source.boundary, source.nonboundary, source.dollar, source.folds, nested
@@ -561,10 +365,8 @@ def _compiled(pattern: str, ignorecase: bool) -> _Compiled:
 
 def regex_problem(pattern: str, ignorecase: bool = False) -> str | None:
     """Why `pattern` cannot be run safely on text a candidate wrote, or None. Only a pattern with
-    nested
-    quantifiers that RE2 cannot run (RE2 not installed, or the pattern uses look-arounds or
-    back-references)
-    is refused: Python's engine could take time exponential in the text."""
+    nested quantifiers that RE2 cannot run (RE2 not installed, or the pattern uses look-arounds or
+    back-references) is refused: Python's engine could take time exponential in the text."""
     try:
         c = _compiled(pattern, ignorecase)
     except re.error:
@@ -582,18 +384,15 @@ def regex_problem(pattern: str, ignorecase: bool = False) -> str | None:
 
 
 def regex_search(pattern: str, text: str, *, ignorecase: bool = False) -> bool:
-    """Does `pattern` (an author's) match somewhere in `text` (a candidate's), in time linear in the
-    text?
+    """Does `pattern` (an author's) match somewhere in `text` (a candidate's), in time linear in
+    the text?
 
     RE2 (google-re2, when installed) runs every pattern it can write with Python's meaning — all but
-    look-arounds, back-references and possessive or atomic groups — on every text where it reads the
-    pattern
-    as Python does: not where \\b meets a non-ASCII letter or digit, \\B a non-ASCII text, an
-    ignore-case pattern meets İ or ı, a `$`
-    meets a final newline, or \\B meets the empty text (see `_Re2Source`). Python's engine runs the
-    rest on the first `MAX_REGEX_TEXT`
-    characters of the text, except a pattern with nested quantifiers, which never runs there: RE2
-    reads it
+    look-arounds, back-references and possessive or atomic groups — on every text where it reads
+    the pattern as Python does: not where \\b meets a non-ASCII letter or digit, \\B a non-ASCII
+    text, an ignore-case pattern meets İ or ı, a `$` meets a final newline, or \\B meets the empty
+    text (see `Re2Source`). Python's engine runs the rest on the first `MAX_REGEX_TEXT` characters
+    of the text, except a pattern with nested quantifiers, which never runs there: RE2 reads it
     with its own word boundary and case folding, or, with no RE2 to run it, it is refused
     (`UnsafePattern`)."""
     c = _compiled(pattern, ignorecase)

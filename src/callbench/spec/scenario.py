@@ -316,6 +316,13 @@ class ReferenceTurn(SpecModel):
         return self
 
 
+CONVERSATION_CHECK_IDS = ("speakable", "numbers_spoken", "script", "tool_speech", "goodbye")
+"""The verdict ids of the deterministic conversation checks every call gets
+(`grading/conversation_checks.py` runs them). They are defined here, in the lowest layer that needs
+them, because a scenario's own verdicts must not reuse them: suite validation rejects such ids, and
+grading imports this tuple rather than keeping a copy that could drift."""
+
+
 class Scenario(SpecModel):
     id: Identifier
     agent: Identifier

@@ -1,22 +1,21 @@
 """Rules that keep a scenario's points out of reach of a script with no model.
 
 * Every earned spoken check, phrase check and refusal names a window (`after` or `before`: an
-  expected
-  action or a plan step), so a value recited at the start of the call, or a refusal word said before
-  the
-  caller asked for anything, is no evidence.
+  expected action or a plan step), so a value recited at the start of the call, or a refusal word
+  said before the caller asked for anything, is no evidence.
 * Anchors are unambiguous: an id is an action or a plan step, never both.
 
-Rules that read the words of the instructions (cues a recital would say, figures printed there) need
-the
-text and spoken-value helpers and live in `callbench.recital_check`.
+Rules that read the words of the instructions (cues a recital would say, figures printed there)
+need the text and spoken-value helpers and live in `callbench.recital_check`.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from .scenario import Scenario
 
-Found = tuple[tuple, str, str]
+Found = tuple[tuple[Any, ...], str, str]
 
 
 def validity_problems(sc: Scenario) -> list[Found]:
@@ -33,7 +32,7 @@ def validity_problems(sc: Scenario) -> list[Found]:
             )
         )
 
-    def anchor(value: str | None, loc: tuple) -> None:
+    def anchor(value: str | None, loc: tuple[Any, ...]) -> None:
         if value is not None and value not in actions and value not in steps:
             out.append((loc, f"'{value}' is neither an expected action nor a plan step", "error"))
 
@@ -46,20 +45,20 @@ def validity_problems(sc: Scenario) -> list[Found]:
                 (
                     loc,
                     f"spoken check '{check.id}' names no window: give 'after' or 'before' (an "
-                    "expected action "
-                    f"or a plan step), or a value recited at any point of the call would earn it",
+                    "expected action or a plan step), or a value recited at any point of the call "
+                    "would earn it",
                     "error",
                 )
             )
-    for i, check in enumerate(sc.phrase_checks):
+    for i, phrase in enumerate(sc.phrase_checks):
         loc = ("phrase_checks", i)
-        anchor(check.after, loc + ("after",))
-        anchor(check.before, loc + ("before",))
-        if check.must == "say" and check.after is None and check.before is None:
+        anchor(phrase.after, loc + ("after",))
+        anchor(phrase.before, loc + ("before",))
+        if phrase.must == "say" and phrase.after is None and phrase.before is None:
             out.append(
                 (
                     loc,
-                    f"phrase check '{check.id}' names no window: give 'after' or 'before'",
+                    f"phrase check '{phrase.id}' names no window: give 'after' or 'before'",
                     "error",
                 )
             )

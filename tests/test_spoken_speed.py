@@ -14,7 +14,7 @@ from datetime import date
 
 import pytest
 
-from callbench.grading import spoken
+from callbench.grading import spoken, spoken_parser
 from callbench.grading.spoken import _Parser, _Tok, clear_cache, find_values
 from callbench.grading.spoken_words import SYMBOLS, key
 
@@ -105,7 +105,7 @@ def test_skipping_words_no_value_starts_at_changes_no_reading(language, monkeypa
     corpus = texts(400, seed=5)
     fast = [find_values(t, language, today=TODAY, money=m) for t in corpus for m in (None, True)]
     clear_cache()
-    monkeypatch.setattr(spoken, "_value_starts", lambda language: Everything())
+    monkeypatch.setattr(spoken_parser, "_value_starts", lambda language: Everything())
     plain = [find_values(t, language, today=TODAY, money=m) for t in corpus for m in (None, True)]
     clear_cache()
     assert sum(map(len, fast)) > 1000  # the corpus holds values to read

@@ -20,54 +20,31 @@ Two readings depend on context, decided here once:
 Known blind spots, kept rather than guessed around: "pound" is always money, a
 Hindi "दो" may be the verb "give", ordinals outside dates ("the 5th") are not
 read, and slash dates are read day first unless only month first is possible.
+
+This module is the public face: the value types a check compares (`SpokenValue`, `Window`,
+`Finding`), `find_values` and its caches, and the reading of a long text in overlapping pieces.
+How a text is cut into tokens is `spoken_tokens`; how tokens become values is `spoken_parser`.
 """
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass, replace
-from datetime import date, time
-from decimal import Decimal
-from typing import Any
+from datetime import date
 
-from .spoken_words import (
-    ADJ,
-    AND,
-    EN_ORDINALS,
-    ID_CUES,
-    ID_FILLERS,
-    IS,
-    MAJOR,
-    MINOR,
-    MONTHS,
-    NUMBER_WORDS,
-    PM_CUES,
-    PREFIX,
-    STOP,
-    STRONG_CUES,
-    SYMBOLS,
-    TIME_WORDS,
-    UNIT_WORDS,
-    YEAR_CUES,
-    key,
-    number_words,
-)
+# the parser, its tokens and patterns and the identifier normaliser are re-exported (`x as x`) for
+# the checks and tests that import them from here
+from .spoken_parser import _Parser as _Parser
+from .spoken_tokens import _NUM as _NUM
+from .spoken_tokens import _ORD as _ORD
+from .spoken_tokens import _PRE as _PRE
+from .spoken_tokens import SpokenValue
+from .spoken_tokens import _norm_id as _norm_id
+from .spoken_tokens import _Tok as _Tok
+from .spoken_words import number_words
 
 __all__ = ["Finding", "SpokenValue", "Window", "find_values", "number_words"]
-
-
-@dataclass(frozen=True)
-class SpokenValue:
-    kind: str  # "amount" | "number" | "date" | "time" | "identifier"
-    value: Any
-    text: str
-    start: int
-    end: int
-    unit: str | None = None
-    currency: str | None = None
 
 
 @dataclass(frozen=True)
@@ -92,128 +69,12 @@ class Finding:
     detail: str
 
 
-_NUM = re.compile(
-    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?"
-)
-_ORD = re.compile(r"(?:st|nd|rd|th)(?![^\W\d_])", re.I)
-_PRE = (
-    ("iso", re.compile(r"(?<![\d.])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")),
-    ("dmy", re.compile(r"(?<![\d/.,-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/-]|\.\d)")),
-    (
-        "phone",
-        re.compile(
-            r"\+\d{1,3}[\s-]?\(?\d{1,5}\)?(?:[\s-]?\d{2,5}){1,4}(?!\d)"
-            r"|(?<!\d)\(\d{2,5}\)\s?\d{3,4}[\s-]?\d{3,4}(?!\d)"
-            r"|(?<![\d,.])\d{3}-\d{3}-\d{4}(?!\d)|(?<![\d,.])0\d{2,4}-\d{6,8}(?!\d)"
-        ),
-    ),
-    (
-        "time",
-        re.compile(
-            r"(?<![\d:.])(\d{1,2}):(\d{2})(?:\s?([ap])\.?\s?m\b\.?)?(?![\d:])"
-            r"|(?<![\d.,])(\d{1,2})\s?([ap])\.?m\b\.?",
-            re.I,
-        ),
-    ),
-    (
-        "postcode",
-        re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{1,2}\d[A-Za-z\d]?) ?(\d[A-Za-z]{2})(?![A-Za-z0-9])"),
-    ),
-    (
-        "alnum",
-        re.compile(
-            r"(?<![A-Za-z0-9-])(?=[A-Za-z-]*\d)(?=[0-9-]*[A-Za-z])"
-            r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![A-Za-z0-9-])"
-        ),
-    ),
-)
-"""`alnum` matches only words that hold a digit and a letter (the two look-aheads, which read no
-further than the word): an identifier needs both, and every other word was a call into Python."""
-_NOT_ID = re.compile(
-    r"^\d+(?:st|nd|rd|th|am|pm|s|k|x|kg|g|km|m|ml|l|hrs?|h|mins?|yrs?|mo|mb|gb|p)$"
-    r"|^(?:rs|inr|usd|gbp|eur)\d",
-    re.I,
-)
-
-
-def _shadow(text: str) -> str:
-    """The text with every native-script digit (१, ૧, ...) replaced by its ASCII digit, offsets
-    unchanged.
-
-    One translation in C, with a table of the text's own distinct characters: a Python step per
-    character cost more than all the rest of reading a reply."""
-    if text.isascii():
-        return text
-    table = {
-        ord(c): str(unicodedata.digit(c))
-        for c in set(text)
-        if not c.isascii() and unicodedata.category(c) == "Nd"
-    }
-    return text.translate(table) if table else text
-
-
-_CLASS_MEMO: dict[str, str] = {}
-"""character -> its class for `_classes` (' ' space, '0' ASCII digit, 'w' word, 'x' other); bounded
-by MAX_CLASS_MEMO, as a hostile text may hold any number of distinct characters"""
-MAX_CLASS_MEMO = 4096
-
-
-def _char_class(c: str) -> str:
-    if c.isspace():
-        return " "
-    if "0" <= c <= "9":
-        return "0"
-    if unicodedata.category(c)[0] in "LM" or c in "\u200c\u200d":
-        return "w"
-    return "x"
-
-
-def _classes(s: str) -> str:
-    """`s` with each character replaced by its class (`_char_class`), offsets unchanged: the
-    tokeniser reads runs of a class with a regex instead of testing every character in Python."""
-    memo, table = _CLASS_MEMO, {}
-    for c in set(s):
-        cls = memo.get(c)
-        if cls is None:
-            cls = _char_class(c)
-            if len(memo) < MAX_CLASS_MEMO:
-                memo[c] = cls
-        table[ord(c)] = cls
-    return s.translate(table)
-
-
-_NEXT_TOKEN = re.compile(r"w+|[^ ]")
-"""In the class string: the next token's start (a word is a run of word characters)."""
-
-
-def _tidy(v: Decimal) -> Decimal:
-    """Whole results of word arithmetic (ढाई सौ = 2.5 x 100) without the stray ".0" of the
-    fraction."""
-    return Decimal(int(v)) if v == v.to_integral_value() else v
-
-
-def _norm_id(s: str) -> str:
-    return re.sub(r"[^0-9A-Z]", "", _shadow(str(s)).upper())
-
-
-@dataclass(slots=True)
-class _Tok:
-    start: int
-    end: int
-    kind: str  # num | word | punct | sym | block | end
-    k: str  # lookup key for words, digits for numerals, the character for punct and symbols
-    gap: str  # the original text between the previous token and this one
-    ordinal: bool = False
-    plain: bool = True  # a numeral without grouping commas or a decimal point
-    value: SpokenValue | None = None
-
-
 CHUNK = 2000
 """Texts longer than this are read in pieces of about this size (cut at whitespace, overlapping by
 OVERLAP characters), so a hostile megabyte costs linear time and no numeral reaches Python's
 4,300-digit limit on int(). A value is read with at least OVERLAP / 2 characters of context on
-either
-side: one said across more than that (a hundred digits read one by one) may be read as two."""
+either side: one said across more than that (a hundred digits read one by one) may be read as
+two. `find_values` and `_cuts` read it here, where a test sets it."""
 OVERLAP = 200
 
 
@@ -222,9 +83,8 @@ def find_values(
 ) -> list[SpokenValue]:
     """Every value in one utterance, left to right. `today` places dates said without a year (the
     occurrence nearest to it; pass the call's date for reproducible grading); `money` forces (True)
-    or forbids (False) the money
-    reading, which by default follows the presence of a currency word or symbol anywhere in the
-    text."""
+    or forbids (False) the money reading, which by default follows the presence of a currency word
+    or symbol anywhere in the text."""
     today = today or date.today()
     if len(text) <= CHUNK:
         return list(_find_short(text, language, today, money))
@@ -245,8 +105,7 @@ def _find_values(
     text: str, language: str, today: date, money: bool | None
 ) -> tuple[SpokenValue, ...]:
     """Long texts only, and few (the cache holds them): every spoken-value check of a scenario reads
-    every
-    message again, and a hostile megabyte costs seconds each time."""
+    every message again, and a hostile megabyte costs seconds each time."""
     return tuple(_read(text, language, today, money))
 
 
@@ -264,10 +123,9 @@ def _read(text: str, language: str, today: date, money: bool | None) -> list[Spo
             p.money = any(q.money for q in parsers)
     out: list[SpokenValue] = []
     for k, ((a, _), p) in enumerate(zip(cuts, parsers)):
-        # a piece owns the values that start before the middle of its overlap with the next one, so
-        # every
-        # value is read with at least OVERLAP / 2 characters of context on each side; none is read
-        # twice
+        # a piece owns the values that start before the middle of its overlap with the next one,
+        # so every value is read with at least OVERLAP / 2 characters of context on each side;
+        # none is read twice
         own_end = (cuts[k + 1][0] + cuts[k][1]) // 2 if k + 1 < len(cuts) else len(text)
         done = out[-1].end if out else 0
         out += [
@@ -280,9 +138,8 @@ def _read(text: str, language: str, today: date, money: bool | None) -> list[Spo
 
 def _cuts(text: str) -> list[tuple[int, int]]:
     """Overlapping pieces [a, b) of at most CHUNK characters; each next piece starts after a space
-    in the
-    first half of the previous one's last OVERLAP characters (or, with no space there, OVERLAP
-    before its end)."""
+    in the first half of the previous one's last OVERLAP characters (or, with no space there,
+    OVERLAP before its end)."""
     cuts, a = [], 0
     while True:
         b = min(a + CHUNK, len(text))
@@ -291,556 +148,3 @@ def _cuts(text: str) -> list[tuple[int, int]]:
             return cuts
         space = re.compile(r"\s+").search(text, b - OVERLAP, b - OVERLAP // 2)
         a = space.end() if space else b - OVERLAP
-
-
-@functools.lru_cache(maxsize=64)
-def _value_starts(language: str) -> frozenset[str]:
-    """The keys of word and punctuation tokens at which a value may start, for a primary language
-    code; `_Parser.run` skips every other word without trying each reading (a date, a cued
-    identifier, a quantity), which is where the time went.
-
-    Exact, not a heuristic: at a word or punctuation token each reading needs the token's key in
-    one of these tables (`_date`: "the", a month, an ordinal or a number word; `_cued`: a cue;
-    `_quantity`: a currency prefix or a number word), and a failed reading changes nothing."""
-    return frozenset(
-        {"the", *MONTHS, *EN_ORDINALS, *ID_CUES, *PREFIX, *NUMBER_WORDS.get(language, {})}
-    )
-
-
-_NO_ROLE: tuple[str | None, Decimal] = (None, Decimal(0))
-
-PAST_DATE_DAYS = 92
-"""How far back a date said without a year may lie before it is taken as the next occurrence
-instead."""
-
-
-class _Parser:
-    def __init__(self, text: str, language: str, today: date, money: bool | None):
-        self.text, self.shadow, self.today = text, _shadow(text), today
-        self.primary = language.replace("_", "-").split("-")[0].lower()
-        self.words = NUMBER_WORDS.get(self.primary, {})
-        self.out: list[SpokenValue] = []
-        self.toks = self._tokenise(self._prepass())
-        self.money = (
-            money
-            if money is not None
-            else any(
-                t.kind == "sym"
-                or (t.k in PREFIX or t.k in MAJOR or t.k in MINOR)
-                and t.kind == "word"
-                and not (t.k == "cent" and self.toks[i - 1].k == "per")
-                for i, t in enumerate(self.toks)
-            )
-        )
-
-    def run(self) -> list[SpokenValue]:
-        i, toks, starts = 0, self.toks, _value_starts(self.primary)
-        while (t := toks[i]).kind != "end":
-            if t.kind == "block":
-                self.out.append(t.value)  # type: ignore[arg-type]
-                i += 1
-            elif t.kind in ("word", "punct") and t.k not in starts:
-                i += 1  # most words: no value can start at them (`_value_starts`)
-            else:
-                i = self._date(i) or self._cued(i) or self._quantity(i) or i + 1
-        return sorted(self.out, key=lambda v: v.start)
-
-    def _value(
-        self,
-        kind: str,
-        value: Any,
-        a: int,
-        b: int,
-        unit: str | None = None,
-        currency: str | None = None,
-    ) -> SpokenValue:
-        return SpokenValue(kind, value, self.text[a:b], a, b, unit, currency)
-
-    # -- structured forms first: they own their digits, so nothing re-reads them as amounts
-    def _prepass(self) -> list[SpokenValue]:
-        found: list[SpokenValue] = []
-        starts: list[
-            int
-        ] = []  # of `found`, kept sorted (the spans never overlap) to test a match in log time
-        for name, rx in _PRE:
-            for m in rx.finditer(self.shadow):
-                i = bisect.bisect_left(starts, m.end())
-                if (i == 0 or found[i - 1].end <= m.start()) and (
-                    v := self._structured(name, m)
-                ) is not None:
-                    starts.insert(i, v.start)
-                    found.insert(i, v)
-        return found
-
-    def _structured(self, name: str, m: re.Match) -> SpokenValue | None:
-        a, b, g, s = m.start(), m.end(), m.groups(), m.group()
-        try:
-            if name == "iso":
-                return self._value("date", date(int(g[0]), int(g[1]), int(g[2])), a, b)
-            if name == "dmy":
-                d, mo, y = int(g[0]), int(g[2]), int(g[3])
-                y += (
-                    0 if len(g[3]) == 4 else 2000 if 2000 + y <= self.today.year + 10 else 1900
-                )  # "12/05/88"
-                d, mo = (
-                    (mo, d) if mo > 12 >= d else (d, mo)
-                )  # day first unless only month first can be
-                return self._value("date", date(y, mo, d), a, b)
-        except ValueError:
-            return None
-        if name == "time":
-            h, mi, ap = (int(g[0]), int(g[1]), g[2]) if g[0] else (int(g[3]), 0, g[4])
-            return self._time(h, Decimal(mi) / 60, ap, a, b)
-        if name == "postcode" and re.fullmatch(r"\d(?:st|nd|rd|th|am|pm)", g[1], re.I):
-            return None
-        if name == "alnum":
-            mixed = [bool(re.search(r"\d", p) and re.search(r"[A-Za-z]", p)) for p in s.split("-")]
-            if (
-                _NOT_ID.match(s)
-                or not re.search(r"\d", s)
-                or not re.search(r"[A-Za-z]", s)
-                or not any(mixed)
-                and not any(p.isalpha() and p.isupper() and len(p) <= 4 for p in s.split("-"))
-            ):
-                return None  # "3-month" is a number and a unit, "TX-4471" an identifier
-        return self._value("identifier", _norm_id(s), a, b)
-
-    def _time(
-        self, hour: int | Decimal, frac: Decimal, ampm: str | None, a: int, b: int
-    ) -> SpokenValue | None:
-        h = int(hour)
-        minutes = int((Decimal(hour) - h + frac) * 60)
-        if ampm and 1 <= h <= 12:
-            h = h % 12 + (12 if ampm.lower().startswith("p") else 0)
-        elif ampm:
-            return None
-        return (
-            self._value("time", time(h, minutes), a, b)
-            if 0 <= h <= 23 and 0 <= minutes <= 59
-            else None
-        )
-
-    def _tokenise(self, blocks: list[SpokenValue]) -> list[_Tok]:
-        s, text, out, i, prev = self.shadow, self.text, [], 0, 0
-        classes = _classes(s)
-        blocks, nb = sorted(blocks, key=lambda v: v.start), 0
-        while True:
-            limit = blocks[nb].start if nb < len(blocks) else len(s)
-            m = _NEXT_TOKEN.search(classes, i, limit)
-            if m is None:  # only spaces before the next block, or the end
-                if nb == len(blocks):
-                    break
-                v, nb = blocks[nb], nb + 1
-                tok = _Tok(v.start, v.end, "block", "", text[prev:limit], value=v)
-            else:
-                i, cls = m.start(), m.group()
-                c = s[i]
-                if cls == "0":
-                    n = _NUM.match(s, i, limit)
-                    assert n is not None  # a digit starts a numeral
-                    tok = _Tok(
-                        i,
-                        n.end(),
-                        "num",
-                        n.group().replace(",", ""),
-                        text[prev:i],
-                        plain=not re.search(r"[.,]", n.group()),
-                    )
-                    if tok.plain and (o := _ORD.match(s, n.end(), limit)):
-                        tok.end, tok.ordinal = o.end(), True
-                elif cls[0] == "w":
-                    tok = _Tok(i, m.end(), "word", key(text[i : m.end()]), text[prev:i])
-                else:
-                    tok = _Tok(i, i + 1, "sym" if c in SYMBOLS else "punct", c, text[prev:i])
-            out.append(tok)
-            i = prev = tok.end
-        return out + [_Tok(len(s), len(s), "end", "", " ")]
-
-    # -- token helpers; past the end there is always the "end" token
-    def _tok(self, i: int) -> _Tok:
-        try:
-            return self.toks[i]
-        except IndexError:
-            return self.toks[-1]
-
-    def _role(self, i: int) -> tuple[str | None, Decimal]:
-        """(role, value) of a number word; (None, 0) for anything else (no caller reads the value
-        of a token without a role)."""
-        t = self._tok(i)
-        return self.words.get(t.k, _NO_ROLE) if t.kind == "word" else _NO_ROLE
-
-    def _word(self, i: int, keys) -> bool:
-        return self._tok(i).kind in ("word", "sym") and self._tok(i).k in keys
-
-    def _start(self, offset: int) -> int:
-        return next(i for i, t in enumerate(self.toks) if t.start >= offset)
-
-    def _spaced(self, i: int) -> bool:
-        return bool(self._tok(i).gap) and self._tok(i).gap.isspace()
-
-    # -- dates said with a month name
-    def _date(self, i: int) -> int | None:
-        j = i + 1 if self._word(i, {"the"}) else i
-        if (day := self._day(j)) is not None:
-            k = day[1] + (1 if self._word(day[1], {"of"}) else 0)
-            if (mon := self._month(k)) is not None:
-                return self._emit_date(j, day[0], *mon)
-        if (mon := self._month(i)) is not None:
-            k = mon[1] + (1 if self._word(mon[1], {"the"}) else 0)
-            if (day := self._day(k)) is not None:
-                return self._emit_date(i, day[0], mon[0], day[1])
-        return None
-
-    def _emit_date(self, first: int, d: int, m: int, k: int) -> int | None:
-        year, k = self._year(k)
-        value: date | None
-        if year is not None:
-            try:
-                value = date(year, m, d)
-            except ValueError:
-                return None
-        else:
-            value = self._nearest(m, d)
-        if value is None:
-            return None
-        self.out.append(self._value("date", value, self.toks[first].start, self.toks[k - 1].end))
-        return k
-
-    def _nearest(self, m: int, d: int) -> date | None:
-        """A date said without a year is its next occurrence from the call's date, unless it passed
-        within the
-        last three months: said in December, "April first" is next April and "November third" last
-        month;
-        said in May, "November fourteenth" is this November."""
-        options = []
-        for y in range(self.today.year - 1, self.today.year + 5):  # 29 February needs a leap year
-            try:
-                options.append(date(y, m, d))
-            except ValueError:
-                continue
-        recent = [v for v in options if 0 < (self.today - v).days <= PAST_DATE_DAYS]
-        upcoming = [v for v in options if v >= self.today]
-        return recent[-1] if recent else upcoming[0] if upcoming else None
-
-    def _month(self, i: int) -> tuple[int, int] | None:
-        if self._tok(i).kind != "word" or self._tok(i).k not in MONTHS:
-            return None
-        abbreviated = (
-            len(self._tok(i).k) <= 4 and self._tok(i + 1).k == "." and not self._tok(i + 1).gap
-        )
-        return MONTHS[self._tok(i).k], i + (
-            2 if abbreviated else 1
-        )  # "Nov." but not the full stop of "June."
-
-    def _day(self, i: int) -> tuple[int, int] | None:
-        t = self._tok(i)
-        if t.kind == "num":
-            return (int(t.k), i + 1) if t.plain and 1 <= int(t.k) <= 31 else None
-        if t.k in EN_ORDINALS:
-            return EN_ORDINALS[t.k], i + 1
-        role, v = self._role(i)
-        if role == "t" and v in (20, 30):  # "twenty-first"
-            j = i + (2 if self._tok(i + 1).k == "-" else 1)
-            if EN_ORDINALS.get(self._tok(j).k, 99) < 10:
-                return int(v) + EN_ORDINALS[self._tok(j).k], j + 1
-        p = self._phrase(i)
-        return (int(p[0]), p[1]) if p and p[2] and 1 <= p[0] <= 31 else None
-
-    def _year(self, k: int) -> tuple[int | None, int]:
-        j = k + (1 if self._tok(k).k == "," else 0)
-        t = self._tok(j)
-        if t.kind == "num" and t.plain and len(t.k) == 4 and 1900 <= int(t.k) < 2200:
-            return int(t.k), j + 1
-        p = self._phrase(j)
-        if p and p[2] and (q := self._phrase(p[1])) and q[2] and q[0] >= 10 and self._spaced(p[1]):
-            p = (p[0] * 100 + q[0], q[1], True)  # "twenty twenty-six"
-        return (int(p[0]), p[1]) if p and p[0] == int(p[0]) and 1900 <= p[0] < 2200 else (None, k)
-
-    # -- identifiers announced by a cue: "pincode 560034", "PIN is four four one seven"
-    def _cued(self, i: int) -> int | None:
-        if not self._word(i, ID_CUES):
-            return None
-        strong, j = self.toks[i].k in STRONG_CUES, i + 1
-        while j - i < 5 and (
-            (word := self._tok(j).k) in ID_FILLERS
-            or (word == "in" and self._tok(j - 1).k == "ending")
-            or (word in IS and strong)
-        ):
-            strong, j = strong or word in ID_FILLERS, j + 1
-        digits, k = self._numeral_run(j, 1)
-        if not digits and (seq := self._digits(j, 1)):
-            digits, k = seq
-        if not digits and (p := self._phrase(j)) and p[0] == int(p[0]):
-            digits, k = str(int(p[0])), p[1]
-        if not digits:
-            return None
-        self.out.append(self._value("identifier", digits, self.toks[j].start, self.toks[k - 1].end))
-        return k
-
-    def _numeral_run(self, i: int, min_groups: int) -> tuple[str, int]:
-        """Plain numerals separated only by spaces, the way a phone or account number is read in
-        breaths."""
-        j = i
-        while (
-            (t := self._tok(j)).kind == "num"
-            and t.plain
-            and not t.ordinal
-            and (j == i or self._spaced(j))
-        ):
-            j += 1
-        return ("".join(t.k for t in self.toks[i:j]), j) if j - i >= min_groups else ("", i)
-
-    def _digits(self, i: int, min_len: int = 3) -> tuple[str, int] | None:
-        """Digit words said one by one ("four four one seven", "four oh two", "double five")."""
-        out, special, j = "", False, i
-        while (t := self._tok(j)).kind != "end":
-            role, v = self._role(j)
-            if (
-                t.kind == "punct"
-                and t.k in ",-"
-                and len(out) > 1
-                and self._role(j + 1)[0] in ("d", "rep")
-            ):
-                j += 1
-                continue
-            if t.kind != "word" or (j > i and t.gap and not t.gap.isspace()):
-                break
-            if role == "d":
-                out += str(int(v))
-            elif role == "oh" and out and "d" in (self._role(j + 1)[0], self._role(j + 2)[0]):
-                out, special = out + "0", True
-            elif role == "rep" and self._role(j + 1)[0] == "d":
-                out, special, j = out + str(int(self._role(j + 1)[1])) * int(v), True, j + 1
-            else:
-                break
-            j += 1
-        return (out, j) if len(out) >= min_len or (special and len(out) >= 2) else None
-
-    def _phrase(self, i: int) -> tuple[Decimal, int, bool] | None:
-        """A number said in words: (value, next token, plain) where plain means one chunk below
-        100."""
-        total, cur, last, big, adj, roles, j = Decimal(0), None, None, None, Decimal(0), [], i
-        while (t := self._tok(j)).kind != "end":
-            role, v = self._role(j)
-            if (
-                t.k == "-"
-                and not t.gap
-                and last == "t"
-                and self._role(j + 1)[0] == "d"
-                and not self._tok(j + 1).gap
-            ):
-                assert cur is not None  # a tens word ("sixty") set it
-                cur, last, j = cur + self._role(j + 1)[1], "d", j + 2  # "sixty-five"
-                roles.append("d")
-                continue
-            if t.kind != "word" or (j > i and not self._spaced(j)):
-                break
-            nxt = self._role(j + 1)[0]
-            if t.k in AND and last in ("s", "S", "h") and nxt in ("d", "n", "t"):
-                last, j = "and", j + 1
-                continue
-            if role in ("d", "n", "t") and (
-                cur is None or last in ("s", "h", "and") and cur % 100 == 0
-            ):
-                cur, adj = (cur or 0) + v + adj, Decimal(0)
-            elif role == "d" and last == "t" and 0 < v < 10:
-                assert cur is not None  # a tens word ("sixty") set it
-                cur += v
-            elif (
-                role in ("f", "h")
-                and cur is None
-                or role == "a"
-                and cur is None
-                and nxt in ("s", "S")
-            ):
-                cur = v
-            elif role == "p" and cur is None and not adj and nxt in ("d", "n", "s", "S"):
-                adj = v
-            elif role == "s" and (
-                cur is not None and 0 < cur < 100 or cur is None and (adj or j == i)
-            ):
-                cur, adj = (cur if cur is not None else 1 + adj) * 100, Decimal(0)
-            elif (
-                role == "S"
-                and (cur is not None or adj or j == i or big is not None and v > big)
-                and v != big
-            ):
-                c = cur if cur is not None else (1 + adj if adj or j == i else Decimal(0))
-                total = (
-                    (total + c) * v if big is not None and v > big else total + c * v
-                )  # "एक हज़ार करोड़"
-                cur, adj, big = None, Decimal(0), v
-            elif role == "point" and self._role(j + 1)[0] in ("d", "oh"):
-                frac, j = "", j + 1
-                while self._role(j)[0] in ("d", "oh") and self._spaced(j):
-                    frac, j = frac + str(int(self._role(j)[1])), j + 1
-                return total + (cur or 0) + Decimal("0." + frac), j, False
-            else:
-                break
-            roles.append(role)
-            last, j = role, j + 1
-        if not roles or (cur is None and not total):
-            return None
-        value = _tidy(total + (cur or 0))
-        return value, j, set(roles) <= {"d", "n", "t"} and value == int(value) and 0 < value < 100
-
-    # -- amounts and counts
-    def _number(self, i: int, allow_id: bool) -> tuple[str, Any, int] | None:
-        t = self._tok(i)
-        if t.kind == "num" and not t.ordinal:
-            run, k = self._numeral_run(i, 2)
-            groups = [g.k for g in self.toks[i:k]]
-            if (
-                allow_id
-                and len(run) >= 6
-                and (
-                    all(len(g) >= 3 for g in groups)
-                    or len(groups) >= 3
-                    and all(len(g) >= 2 for g in groups)
-                )
-            ):
-                return "id", run, k
-            if (
-                allow_id
-                and t.plain
-                and (len(t.k) >= 7 or len(t.k) >= 2 and t.k[0] == "0")
-                and not self._word(i + 1, MAJOR)
-            ):
-                return "id", t.k, i + 1
-            value, k = Decimal(t.k), i + 1
-            if (r := self._role(k))[0] in ("s", "S") and self._spaced(k):
-                value, k, big = _tidy(value * r[1]), k + 1, r[1]
-                while (
-                    (n := self._tok(k)).kind == "num"
-                    and n.plain
-                    and self._spaced(k)
-                    and self._spaced(k + 1)
-                    and (r := self._role(k + 1))[0] in ("s", "S")
-                    and r[1] < big
-                ):
-                    value, k, big = (
-                        value + _tidy(Decimal(n.k) * r[1]),
-                        k + 2,
-                        r[1],
-                    )  # "1 lakh 25 thousand"
-            if self._word(k, {"k"}) and not self._tok(k).gap:
-                value, k = value * 1000, k + 1
-            return "value", value, k
-        if t.kind == "num":
-            return None
-        if allow_id and (seq := self._digits(i)):
-            return "id", seq[0], seq[1]
-        if (p := self._phrase(i)) is None:
-            return None
-        if (
-            p[2] and t.k.isascii() and self._spaced(p[1])
-        ):  # Hindi "दस पंद्रह दिन" is a range, not 1015
-            if (q := self._phrase(p[1])) and q[2] and q[0] >= 10:
-                return "pair", (p[0], q[0]), q[1]
-            if (
-                self._role(p[1])[0] == "oh"
-                and self._role(p[1] + 1)[0] == "d"
-                and self._spaced(p[1] + 1)
-            ):
-                return "pair", (p[0], self._role(p[1] + 1)[1]), p[1] + 2
-        return "value", p[0], p[1]
-
-    def _quantity(self, i: int) -> int | None:
-        t, currency, j = self.toks[i], None, i
-        if t.kind == "sym" or t.kind == "word" and t.k in PREFIX:
-            currency, j = (
-                SYMBOLS.get(t.k) or PREFIX[t.k],
-                i + (2 if self._tok(i + 1).k == "." else 1),
-            )
-        if (num := self._number(j, allow_id=currency is None)) is None:
-            return None
-        (what, value, k), first = num, self.toks[i].start
-        if what == "id":
-            self.out.append(self._value("identifier", value, first, self.toks[k - 1].end))
-            return k
-        if what == "pair":
-            a, b = value
-            if (end := self._time_after(k, a, Decimal(b) / 60, first)) is not None:
-                return end
-            money = bool(currency) or self.money or self._word(k, MAJOR)
-            value = a + Decimal(b) / 100 if money else a * 100 + b
-        elif (
-            currency is None and (end := self._time_after(k, value, Decimal(0), first)) is not None
-        ):
-            return end
-        if self._word(k, MAJOR) or self._tok(k).kind == "sym" and self._tok(k + 1).kind != "num":
-            currency, k = currency or MAJOR.get(self.toks[k].k) or SYMBOLS[self.toks[k].k], k + 1
-            c = k + (1 if self._word(k, AND) or self._tok(k).k == "," else 0)
-            minor = self._number(c, allow_id=False)
-            if minor and minor[0] == "value" and minor[1] == int(minor[1]) and 0 <= minor[1] < 100:
-                after = minor[2]
-                if self._word(after, MINOR):  # "sixty-five dollars and fifty-two cents"
-                    value, k = value + minor[1] / 100, after + 1
-                elif (
-                    not self._word(after, MAJOR)
-                    and self._role(after)[0] is None
-                    and self._unit(after, minor[1])[0] is None
-                ):  # "sixty-five dollars fifty-two"
-                    value, k = value + minor[1] / 100, after
-        elif self._word(k, MINOR):
-            value, currency, k = value / 100, currency or MINOR[self.toks[k].k], k + 1
-        unit, k = self._unit(k, value) if currency is None else (None, k)
-        year_like = (
-            t.kind == "num"
-            and t.plain
-            and len(t.k) == 4
-            and 1900 <= int(t.k) < 2100
-            and self._tok(i - 1).k in YEAR_CUES
-            and i > 0
-        )  # "in 2026 you paid $500": 2026 is no amount
-        kind = "amount" if currency or self.money and unit is None and not year_like else "number"
-        self.out.append(
-            self._value(
-                kind, value, first, self.toks[k - 1].end, "currency" if currency else unit, currency
-            )
-        )
-        return k
-
-    def _time_after(self, k: int, hour: Decimal, frac: Decimal, first: int) -> int | None:
-        t, end, ampm = self._tok(k), None, None
-        if not self._spaced(k):
-            return None
-        if t.k in TIME_WORDS:  # "शाम पाँच बजे" is five in the evening
-            pm = any(self._word(self._start(first) - back, PM_CUES) for back in (1, 2))
-            ampm, end = t.k if t.k in ("am", "pm") else ("pm" if pm else None), k + 1
-        elif t.k in ("a", "p") and self._tok(k + 1).k == "." and self._word(k + 2, {"m"}):  # "a.m."
-            ampm, end = (
-                t.k,
-                k + (4 if self._tok(k + 3).k == "." and not self._tok(k + 3).gap else 3),
-            )
-        elif t.k == "o" and self._tok(k + 1).k in ("'", "’") and self._word(k + 2, {"clock"}):
-            end = k + 3
-        v = self._time(hour, frac, ampm, first, self.toks[end - 1].end) if end else None
-        if v is not None:
-            self.out.append(v)
-        return end if v is not None else None
-
-    def _unit(self, k: int, value: Decimal) -> tuple[str | None, int]:
-        t, start = self._tok(k), k
-        if t.k == "%" and (not t.gap or t.gap.isspace()):
-            return "percent", k + 1
-        if t.k == "per" and self._word(k + 1, {"cent"}):
-            return "percent", k + 2
-        if t.k == "-" and not t.gap and not self._tok(k + 1).gap:
-            k += 1  # "3-month"
-        elif not self._spaced(k):
-            return None, start
-        while self._word(k, ADJ) and self._spaced(k + 1) and k - start < 2:
-            k += 1
-        t = self._tok(k)
-        if (
-            t.kind != "word"
-            or len(t.k) < 2
-            or any(t.k in s for s in (STOP, self.words, MONTHS, MAJOR, MINOR, TIME_WORDS))
-        ):
-            return None, start
-        stems = [w for w in UNIT_WORDS if t.k.startswith(w) and (w == t.k or not t.k.isascii())]
-        if stems:
-            name = UNIT_WORDS[max(stems, key=len)]
-            return (name if value == 1 or name == "percent" else name + "s"), k + 1
-        return unicodedata.normalize("NFC", self.text[t.start : t.end]).casefold(), k + 1

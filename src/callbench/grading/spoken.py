@@ -21,9 +21,10 @@ Known blind spots, kept rather than guessed around: "pound" is always money, a
 Hindi "दो" may be the verb "give", ordinals outside dates ("the 5th") are not
 read, and slash dates are read day first unless only month first is possible.
 
-This module is the public face: the value types a check compares (`SpokenValue`, `Window`,
-`Finding`), `find_values` and its caches, and the reading of a long text in overlapping pieces.
-How a text is cut into tokens is `spoken_tokens`; how tokens become values is `spoken_parser`.
+This module is the public face: the types a check compares (`Window`, `Finding`, and
+`SpokenValue`, defined in `spoken_tokens` because its pre-pass already yields values),
+`find_values` with its caches, and the reading of a long text in overlapping pieces. How a text is
+cut into tokens is `spoken_tokens`; how tokens become values is `spoken_parser`.
 """
 
 from __future__ import annotations

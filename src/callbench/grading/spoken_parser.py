@@ -9,10 +9,11 @@ words with its currency, minor unit, unit word or clock words), and moves past w
 
 Number words are read through the per-language tables of `spoken_words`: each word has a role (a
 digit, a tens word, "hundred", a scale such as lakh or thousand, a fraction such as ढाई) and
-`_phrase` does the arithmetic, so a new language is a table, not a new parser.
+`_phrase` does the arithmetic, so a language is mostly a table, not parser code.
 
-Separate from the tokeniser because this part is where the meaning is decided, and from `spoken`
-because callers need only the readings, not how they are made.
+Separate from `spoken_tokens` because the two are written for different costs: the tokeniser
+touches every character and so works by regex and translation tables, while this part is plain
+Python and runs only at the tokens where a value may start (`_value_starts`).
 """
 
 from __future__ import annotations

@@ -583,3 +583,11 @@ def test_scores_off_the_loop_are_the_scores_on_it(starter):
                     score_trace_async(trace, starter.scenarios[sid], starter.manifest, graders)
                 )
                 assert off.model_dump() == on.model_dump()
+
+
+def test_pieces_smaller_than_their_overlap_are_refused_not_read_forever(monkeypatch):
+    """With CHUNK at or below OVERLAP the next piece never starts further on: a loop, not a read."""
+    monkeypatch.setattr(spoken, "CHUNK", spoken.OVERLAP)
+    spoken.clear_cache()
+    with pytest.raises(ValueError, match="must exceed OVERLAP"):
+        find_values("one two three " * 200, "en")

@@ -141,6 +141,8 @@ def _cuts(text: str) -> list[tuple[int, int]]:
     """Overlapping pieces [a, b) of at most CHUNK characters; each next piece starts after a space
     in the first half of the previous one's last OVERLAP characters (or, with no space there,
     OVERLAP before its end)."""
+    if CHUNK <= OVERLAP:  # each piece must move the reading on, or this never ends
+        raise ValueError(f"spoken.CHUNK ({CHUNK}) must exceed OVERLAP ({OVERLAP})")
     cuts, a = [], 0
     while True:
         b = min(a + CHUNK, len(text))

@@ -48,8 +48,7 @@ async def _measure(kind: str, base_url: str, requests: int, concurrency: int) ->
     from callbench.models.openai_compat import OpenAICompatibleModel, _body
 
     model = OpenAICompatibleModel("m", base_url=base_url, api_key=None)
-    params = model._params(MESSAGES, None, False)
-    body = {k: v for k, v in params.items() if k != "extra_body"} | params["extra_body"]
+    body = model._body(MESSAGES, None, False)
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     url = base_url.rstrip("/") + "/chat/completions"
     headers = {"content-type": "application/json", "authorization": "Bearer not-needed"}

@@ -52,6 +52,8 @@ def test_oracle_scores_100_and_baselines_stay_low(run):
     assert cands["noop"]["task"] <= 5
     assert max(cands["shortcut"]["task"], cands["spray"]["task"]) <= cands["noop"]["task"] + 10
     assert run.report["gameability"]["figure"] <= 10
+    assert cands["noop"]["conversation"] <= 5  # silence passes the checks, but earns nothing
+    assert max(cands["shortcut"]["conversation"], cands["spray"]["conversation"]) <= 15
 
 
 def test_report_lists_items_per_scenario(converted):

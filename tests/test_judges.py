@@ -74,8 +74,13 @@ def test_criterion_labels_and_a_rating(mini_suite, trace, label, r):
     crit = next(i for i in card.items if i.id == "looked_up_first")
     assert (crit.label, crit.r, crit.evidence, crit.grader) == (label, r, [2], "task_judge")
     rating = next(i for i in card.items if i.id == "closing")
-    assert rating.rating == 4 and rating.r == 0.75 and card.conversation.score == 75.0
-    assert card.overall == pytest.approx((card.task.score + 75.0) / 2)
+    assert rating.rating == 4 and rating.r == 0.75
+    # the published formula keeps the pillars apart; guards mode earns conversation with the task
+    reference = card.other_mode
+    assert reference.conversation.score == 75.0
+    assert reference.overall == pytest.approx((reference.task.score + 75.0) / 2)
+    assert card.conversation.score == pytest.approx(75.0 * card.task.score / 100)
+    assert card.overall == pytest.approx((card.task.score + card.conversation.score) / 2)
     # accountable: model, prompt and rubric hashes, settings
     assert set(crit.judge) >= {"model", "prompt_sha256", "rubric_sha256", "temperature", "seed"}
     assert crit.judge["model"] == "fake:judge" and card.models["judge"] == "fake:judge"

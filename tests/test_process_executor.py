@@ -79,7 +79,9 @@ def test_a_rate_limit_seen_by_one_process_cools_down_the_other(mini_suite, tmp_p
                 return {"fault": "rate_limit", "retry_after": 1.0}
         return None
 
-    with FakeProvider(lambda body: time.sleep(0.05) or "Hello.", fault_plan=plan) as fp:
+    # each answer takes 0.1 s so that the sweep outlasts the first second however fast the harness
+    # gets (at 0.05 s a quicker client finished all 40 repeats before the 429 was due)
+    with FakeProvider(lambda body: time.sleep(0.1) or "Hello.", fault_plan=plan) as fp:
         name = f"openai-compatible:{fp.base_url}#m"
         config = RunConfig(
             candidates=(name,),

@@ -189,6 +189,24 @@ def pillar(items: Iterable[ItemVerdict], mode: str = "guards") -> Pillar:
     )
 
 
+def earned_with_the_task(conversation: Pillar, task: Pillar) -> Pillar:
+    """Guards mode: conversation points are earned in proportion to the task pillar.
+
+    Most conversation checks ask that nothing bad was said (no markdown, numbers said as words,
+    the caller's script, speech around tools), so silence passes them: a noop scored 80 on the
+    conversation pillar of every built-in suite, and a script that recites a farewell more. How an
+    agent spoke counts only as far as the call got done; the reference formula (`--scoring
+    reference`) keeps the pillars apart, as published benchmarks do. A scenario without task items
+    leaves the conversation pillar as it is."""
+    if task.score is None or conversation.score is None:
+        return conversation
+    share = task.score / 100.0
+    points = conversation.points * share
+    return conversation.model_copy(
+        update={"points": points, "score": 100.0 * points / conversation.max_points}
+    )
+
+
 def not_measured(scenario: Scenario, suite: SuiteManifest, graded: set[str]) -> list[ItemVerdict]:
     """Judged items that no grader covered: listed, weighted, never scored."""
     out = []
@@ -364,6 +382,8 @@ def _card(
 def _pillars(items: list[ItemVerdict], mode: str) -> PillarSet:
     task = pillar((i for i in items if i.pillar == "task"), mode)
     conversation = pillar((i for i in items if i.pillar == "conversation"), mode)
+    if mode == "guards":
+        conversation = earned_with_the_task(conversation, task)
     # the overall score needs both pillars whole: a pillar missing its judged items (no judge) would
     # let
     # well-formed silence (the noop) look half good

@@ -118,13 +118,13 @@ def test_instructions_symlinked_out_of_the_folder_are_refused(mini_path, tmp_pat
 
 def test_instructions_elsewhere_inside_the_folder_still_load(mini_path, tmp_path):
     root = copy_of(mini_path, tmp_path)
-    (root / "shared").mkdir()
-    shutil.move(root / INSTRUCTIONS, root / "shared/parcel.md")
+    (root / "common").mkdir()
+    shutil.move(root / INSTRUCTIONS, root / "common/parcel.md")
     (root / INSTRUCTIONS).symlink_to(
-        root / "shared/parcel.md"
+        root / "common/parcel.md"
     )  # a symlink is fine while it stays inside
     assert check_suite(root).errors == []
-    set_instructions(root, "../../shared/parcel.md")
+    set_instructions(root, "../../common/parcel.md")
     suite = load_suite(root)
     assert "Swift Parcels" in suite.agents["parcel-desk"].instructions
 

@@ -411,3 +411,27 @@ def test_the_language_detector_is_a_recorded_setting_that_changes_what_is_measur
     if not lingua_available():
         with pytest.raises(ConfigError, match="pip install"):
             RunConfig.from_sources(RunFlags(language_detector="lingua"))
+
+
+def test_the_verifier_decides_the_checks_the_run_scored_with_its_detector(mini_suite, monkeypatch):
+    """The LLM verifier re-grades the code's checks; with the run's detector, not the default."""
+    import asyncio
+
+    from callbench.grading import verifier
+
+    seen = []
+
+    class Checks:
+        def __init__(self, language_detector="script"):
+            seen.append(language_detector)
+
+        def grade(self, trace, scenario, suite):
+            return []
+
+    monkeypatch.setattr(verifier, "ConversationChecks", Checks)
+    monkeypatch.setattr(verifier, "SpokenChecks", Checks)
+    model = object.__new__(type("M", (), {"name": "m"}))
+    judge = verifier.LLMVerifier(model, language_detector="lingua")  # type: ignore[arg-type]
+    scenario = next(iter(mini_suite.scenarios.values()))
+    graded = asyncio.run(judge.agrade(None, scenario, mini_suite.manifest))  # type: ignore[arg-type]
+    assert graded.verdicts == [] and seen[0] == "lingua"

@@ -16,6 +16,7 @@ from ..call.trace import Trace
 from ..spec import Scenario, SuiteManifest
 from ..stats.agreement import agreement
 from .judges import ConversationJudge, JudgeFailure, TaskJudge
+from .scripts import LanguageDetector
 from .verifier import QUESTIONS, SCRIPT_NAMES, LLMVerifier, VerifierCheck, check_questions
 
 __all__ = [
@@ -28,13 +29,19 @@ __all__ = [
 
 
 async def calibrate_traces(
-    traces: list[tuple[Trace, Scenario]], suite: SuiteManifest, model, label: str, repeats: int = 2
+    traces: list[tuple[Trace, Scenario]],
+    suite: SuiteManifest,
+    model,
+    label: str,
+    repeats: int = 2,
+    language_detector: LanguageDetector = "script",
 ) -> dict[str, Any]:
+    """`language_detector`: the run's own setting, so the code's verdicts are the ones it scored."""
     from .conversation_checks import ConversationChecks
     from .spoken_checks import SpokenChecks
 
     verifier, task, conv = (
-        LLMVerifier(model, label),
+        LLMVerifier(model, label, language_detector=language_detector),
         TaskJudge(model, label),
         ConversationJudge(model, label),
     )
@@ -48,9 +55,9 @@ async def calibrate_traces(
     for trace, scenario in traces:
         meta = {"trace": trace.id}
         try:
-            code_items = ConversationChecks().grade(trace, scenario, suite) + SpokenChecks().grade(
+            code_items = ConversationChecks(language_detector=language_detector).grade(
                 trace, scenario, suite
-            )
+            ) + SpokenChecks().grade(trace, scenario, suite)
             llm = await verifier.verify(trace, check_questions(scenario, code_items))
             for item in code_items:
                 if item.id in llm:

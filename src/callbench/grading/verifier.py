@@ -18,6 +18,7 @@ from ..text import clean_json
 from .base import Graded, ItemVerdict
 from .conversation_checks import ConversationChecks
 from .judges import JudgeFailure, role_usage, sha
+from .scripts import LanguageDetector
 from .spoken_checks import SpokenChecks
 from .transcript_text import numbered_transcript
 
@@ -97,18 +98,25 @@ class LLMVerifier:
 
     name = "llm_verifier"
 
-    def __init__(self, model: ChatModel, label: str | None = None):
+    def __init__(
+        self,
+        model: ChatModel,
+        label: str | None = None,
+        language_detector: LanguageDetector = "script",
+    ):
         self.model = model
         self.label = label or model.name
+        self.language_detector: LanguageDetector = language_detector
+        """the run's setting, so the checks it decides are the ones the code scored"""
         self.usage = RoleUsage()
         """what every `verify` so far cost (re-asks and failures included)"""
 
     async def agrade(self, trace: Trace, scenario: Scenario, suite: SuiteManifest) -> Graded:
         """Each check the code grades on this call, relabelled with the model's answer (met when it
         holds), citing the model's evidence and quote."""
-        code_items = ConversationChecks().grade(trace, scenario, suite) + SpokenChecks().grade(
+        code_items = ConversationChecks(language_detector=self.language_detector).grade(
             trace, scenario, suite
-        )
+        ) + SpokenChecks().grade(trace, scenario, suite)
         questions = check_questions(scenario, code_items)
         if not questions:
             return Graded([])

@@ -53,7 +53,14 @@ async def _calibrate(
     )
     model, spec = cast.judge_model()
     try:
-        result = await calibrate_traces(traces, suite.manifest, model, spec.label, repeats)
+        result = await calibrate_traces(
+            traces,
+            suite.manifest,
+            model,
+            spec.label,
+            repeats,
+            language_detector=run.config.language_detector,
+        )
     finally:
         await close_models(cast)
     result["judge_settings"] = spec.settings.public()

@@ -162,3 +162,36 @@ def test_find_cue_finds_what_the_regex_found():
         for cue in cues:
             assert find_cue(cue, text) == by_regex(cue, text), (cue, text)
     assert not find_cue("a a", "xa a a") and find_cue("bye", "Good bye!")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the 3rd\u0301 of May",  # an ordinal ends before a mark: the word run found before it
+        "21st\u0301x and 5th\u200dyy",  # starts inside the ordinal, read on from the ordinal's end
+        "1,250.50abc 2026-11-14word 10:30pm£5",  # numerals and blocks abutting words and symbols
+        "TX-4471, 14/11/2026.",
+        "",
+        "   ",
+        "९९ rupees ૧૨th",
+    ],
+)
+def test_the_tokeniser_walk_reads_what_a_search_per_token_read(text):
+    """The tokeniser walks each stretch between blocks with one `finditer`; where a numeral or an
+    ordinal ends inside a word run it must restart there, as the per-token search did."""
+    parser = _Parser(text, "en", TODAY, None)
+    assert parser.toks == plain_tokenise(parser, parser._prepass())
+
+
+def test_the_settings_of_a_reading_share_one_tokenisation():
+    """Reading a text under another money context or language tokenises it once; `clear_cache`
+    forgets the tokens with the readings."""
+    clear_cache()
+    text = "sixty-five fifty-two on the 3rd of March, ref TX-4471"
+    first = _Parser(text, "en", TODAY, True).toks
+    assert _Parser(text, "en", TODAY, None).toks is first
+    assert _Parser(text, "hi", TODAY, False).toks is first
+    assert _Parser(text, "en", date(2026, 1, 1), None).toks is not first  # today is in the key
+    clear_cache()
+    assert _Parser(text, "en", TODAY, True).toks is not first
+    assert _Parser(text, "en", TODAY, True).toks == first

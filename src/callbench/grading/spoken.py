@@ -40,7 +40,7 @@ from .spoken_parser import _Parser as _Parser
 from .spoken_tokens import _NUM as _NUM
 from .spoken_tokens import _ORD as _ORD
 from .spoken_tokens import _PRE as _PRE
-from .spoken_tokens import SpokenValue
+from .spoken_tokens import SpokenValue, _shared_tokens
 from .spoken_tokens import _norm_id as _norm_id
 from .spoken_tokens import _Tok as _Tok
 from .spoken_words import number_words
@@ -114,6 +114,7 @@ def clear_cache() -> None:
     """Forget every reading (benchmarks measure reading, not looking up)."""
     _find_short.cache_clear()
     _find_values.cache_clear()
+    _shared_tokens.cache_clear()
 
 
 def _read(text: str, language: str, today: date, money: bool | None) -> list[SpokenValue]:

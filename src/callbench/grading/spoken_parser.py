@@ -24,7 +24,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from .spoken_tokens import SpokenValue, _shadow, _Tok, clock, prepass, tokenise
+from .spoken_tokens import SpokenValue, _Tok, clock, prepass, read_tokens
 from .spoken_words import (
     ADJ,
     AND,
@@ -79,11 +79,11 @@ class _Parser:
     `run`. `money` is public to `spoken._read`, which shares the money context across pieces."""
 
     def __init__(self, text: str, language: str, today: date, money: bool | None):
-        self.text, self.shadow, self.today = text, _shadow(text), today
+        self.text, self.today = text, today
         self.primary = language.replace("_", "-").split("-")[0].lower()
         self.words = NUMBER_WORDS.get(self.primary, {})
         self.out: list[SpokenValue] = []
-        self.toks = tokenise(text, self.shadow, self._prepass())
+        self.shadow, self.toks = read_tokens(text, today)
         self.money = (
             money
             if money is not None
@@ -284,6 +284,8 @@ class _Parser:
     def _phrase(self, i: int) -> tuple[Decimal, int, bool] | None:
         """A number said in words: (value, next token, plain) where plain means one chunk below
         100."""
+        if self._role(i)[0] is None:  # no branch below reads a first token without a role
+            return None
         total, cur, last, big, adj, roles, j = Decimal(0), None, None, None, Decimal(0), [], i
         while (t := self._tok(j)).kind != "end":
             role, v = self._role(j)

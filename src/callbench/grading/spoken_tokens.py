@@ -19,6 +19,7 @@ digit, offsets unchanged, so every value's `text` is the original span.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -77,6 +78,7 @@ _PRE = (
 )
 """`alnum` matches only words that hold a digit and a letter (the two look-aheads, which read no
 further than the word): an identifier needs both, and every other word was a call into Python."""
+_DIGIT = re.compile(r"\d")
 _NOT_ID = re.compile(
     r"^\d+(?:st|nd|rd|th|am|pm|s|k|x|kg|g|km|m|ml|l|hrs?|h|mins?|yrs?|mo|mb|gb|p)$"
     r"|^(?:rs|inr|usd|gbp|eur)\d",
@@ -160,6 +162,8 @@ def prepass(text: str, shadow: str, today: date) -> list[SpokenValue]:
     The patterns are tried in the order of `_PRE`, and a match overlapping a form already read is
     dropped: a date is read before a phone number can take its digits."""
     found: list[SpokenValue] = []
+    if not _DIGIT.search(shadow):
+        return found  # every form holds a digit; most replies say their numbers in words
     starts: list[int] = []  # of `found`, kept sorted (spans never overlap): a match in log time
     for name, rx in _PRE:
         for m in rx.finditer(shadow):
@@ -221,38 +225,74 @@ def clock(
 
 def tokenise(text: str, shadow: str, blocks: list[SpokenValue]) -> list[_Tok]:
     """The tokens of `text` around the pre-pass's `blocks`, closed by an "end" token (which the
-    parser reads at every index past the last token)."""
-    s, out, i, prev = shadow, [], 0, 0
+    parser reads at every index past the last token).
+
+    Between two blocks the class string is walked by one `finditer`, not a `search` per token
+    (that call was a third of reading a reply): a match is the token the search from the end of
+    the previous token would find, unless a numeral or ordinal took its start (skipped) or the
+    start of a word run past its own end (the walk restarts there)."""
+    s, prev, out = shadow, 0, list[_Tok]()
     classes = _classes(s)
-    blocks, nb = sorted(blocks, key=lambda v: v.start), 0
-    while True:
+    blocks = sorted(blocks, key=lambda v: v.start)
+    append, word_class, symbols = out.append, "w", SYMBOLS
+    for nb in range(len(blocks) + 1):
         limit = blocks[nb].start if nb < len(blocks) else len(s)
-        m = _NEXT_TOKEN.search(classes, i, limit)
-        if m is None:  # only spaces before the next block, or the end
-            if nb == len(blocks):
-                break
-            v, nb = blocks[nb], nb + 1
-            tok = _Tok(v.start, v.end, "block", "", text[prev:limit], value=v)
-        else:
-            i, cls = m.start(), m.group()
-            c = s[i]
-            if cls == "0":
-                n = _NUM.match(s, i, limit)
+        walk = _NEXT_TOKEN.finditer(classes, prev, limit)
+        while (m := next(walk, None)) is not None:
+            a, b = m.span()
+            if a < prev:
+                if b > prev:  # a word run begun inside the last token: read on from its end
+                    walk = _NEXT_TOKEN.finditer(classes, prev, limit)
+                continue
+            cls = classes[a]
+            if cls == word_class:
+                tok = _Tok(a, b, "word", key(text[a:b]), text[prev:a])
+            elif cls == "0":
+                n = _NUM.match(s, a, limit)
                 assert n is not None  # a digit starts a numeral
+                digits = n.group()
                 tok = _Tok(
-                    i,
+                    a,
                     n.end(),
                     "num",
-                    n.group().replace(",", ""),
-                    text[prev:i],
-                    plain=not re.search(r"[.,]", n.group()),
+                    digits.replace(",", ""),
+                    text[prev:a],
+                    plain="." not in digits and "," not in digits,
                 )
                 if tok.plain and (o := _ORD.match(s, n.end(), limit)):
                     tok.end, tok.ordinal = o.end(), True
-            elif cls[0] == "w":
-                tok = _Tok(i, m.end(), "word", key(text[i : m.end()]), text[prev:i])
             else:
-                tok = _Tok(i, i + 1, "sym" if c in SYMBOLS else "punct", c, text[prev:i])
-        out.append(tok)
-        i = prev = tok.end
-    return out + [_Tok(len(s), len(s), "end", "", " ")]
+                c = s[a]
+                tok = _Tok(a, b, "sym" if c in symbols else "punct", c, text[prev:a])
+            append(tok)
+            prev = tok.end
+        if nb < len(blocks):
+            v = blocks[nb]
+            append(_Tok(v.start, v.end, "block", "", text[prev:limit], value=v))
+            prev = v.end
+    append(_Tok(len(s), len(s), "end", "", " "))
+    return out
+
+
+MAX_SHARED_TOKENS = 2000
+"""Texts up to this length share their tokens (`read_tokens`); a hostile megabyte's pieces are no
+longer, so the cache's size bounds its memory."""
+
+
+def read_tokens(text: str, today: date) -> tuple[str, list[_Tok]]:
+    """(shadow, tokens) of `text`. Every setting of a reading (language, money context) starts from
+    the same tokens, and the checks of a call read a quarter of its texts under a second setting, so
+    a short text's tokens are kept; nothing mutates a token once the tokeniser returns it."""
+    if len(text) <= MAX_SHARED_TOKENS:
+        return _shared_tokens(text, today)
+    return _tokens(text, today)
+
+
+def _tokens(text: str, today: date) -> tuple[str, list[_Tok]]:
+    shadow = _shadow(text)
+    return shadow, tokenise(text, shadow, prepass(text, shadow, today))
+
+
+_shared_tokens = functools.lru_cache(maxsize=128)(_tokens)
+"""At most 128 texts of at most MAX_SHARED_TOKENS characters: a call's distinct texts, and a long
+text's pieces read under a second money context."""

@@ -25,13 +25,11 @@ from .errors import (
     ProviderError,
     ProviderTimeout,
     ProviderTransportError,
-    for_status,
+    status_error,
 )
 from .provider import ProviderModel, Sleep, retry_after_seconds
 from .secrets import redact, redact_model_text, register_secret
 from .types import ToolCall, Usage
-
-CODE_CHARS = 100
 
 INSTALL_HINT = "the Anthropic client needs its extra: pip install -e '.[anthropic]'"
 DEFAULT_MAX_TOKENS = 1024
@@ -174,13 +172,9 @@ def classify(exc: BaseException) -> Classified:
         code = (
             (body.get("error") or {}).get("type") if isinstance(body.get("error"), dict) else None
         )
-        shown = (
-            redact(str(code))[:CODE_CHARS] if code else ""
-        )  # redacted before it is cut: no partial key survives
-        return for_status(
+        return status_error(
             exc.status_code,
-            f"HTTP {exc.status_code}" + (f" ({shown})" if shown else ""),
-            code=code if isinstance(code, str) else None,
+            code,
             retry_after=retry_after_seconds(
                 getattr(getattr(exc, "response", None), "headers", None)
             ),

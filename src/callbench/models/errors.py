@@ -93,6 +93,23 @@ Classified = ProviderError | ContextOverflow
 """What a provider failure is classified as: what the retry loop decides on and raises."""
 
 
+CODE_CHARS = 100
+"""how much of a provider's error code an error message quotes (a hostile provider can send
+megabytes)"""
+
+
+def status_error(status: int, code: object, retry_after: float | None = None) -> Classified:
+    """A provider's HTTP error as every client reports it: the status and the provider's error
+    code (redacted before it is cut, so no partial key survives; never the provider's message)."""
+    shown = redact(str(code))[:CODE_CHARS] if code else ""
+    return for_status(
+        status,
+        f"HTTP {status}" + (f" ({shown})" if shown else ""),
+        code=code if isinstance(code, str) else None,
+        retry_after=retry_after,
+    )
+
+
 def for_status(
     status: int, message: str, *, code: str | None = None, retry_after: float | None = None
 ) -> Classified:
@@ -116,6 +133,7 @@ def for_status(
 
 
 __all__ = [
+    "CODE_CHARS",
     "Classified",
     "ContextOverflow",
     "EmptyResponse",
@@ -129,4 +147,5 @@ __all__ = [
     "ProviderTransportError",
     "RateLimited",
     "for_status",
+    "status_error",
 ]

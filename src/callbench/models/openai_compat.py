@@ -27,15 +27,12 @@ from .errors import (
     ProviderError,
     ProviderTimeout,
     ProviderTransportError,
-    for_status,
+    status_error,
 )
 from .provider import MAX_RETRY_AFTER_S, ProviderModel, Sleep, retry_after_seconds
 from .secrets import redact, redact_model_text, register_secret
 from .types import ToolCall
 
-CODE_CHARS = 100
-"""how much of a provider's error code an error message quotes (a hostile provider can send
-megabytes)"""
 INSTALL_HINT = "the OpenAI-compatible client needs the 'openai' package: pip install openai"
 AIOHTTP_HINT = (
     "http_transport = \"aiohttp\" needs the SDK's aiohttp extra: pip install 'openai[aiohttp]'"
@@ -119,14 +116,9 @@ def classify(exc: BaseException) -> Classified:
             f"response did not match the chat-completions schema (status {exc.status_code})"
         )
     if isinstance(exc, openai.APIStatusError):
-        code = exc.code or exc.type
-        shown = (
-            redact(str(code))[:CODE_CHARS] if code else ""
-        )  # redacted before it is cut: no partial key survives
-        return for_status(
+        return status_error(
             exc.status_code,
-            f"HTTP {exc.status_code}" + (f" ({shown})" if shown else ""),
-            code=exc.code if isinstance(exc.code, str) else None,
+            exc.code or exc.type,
             retry_after=retry_after_seconds(getattr(exc.response, "headers", None)),
         )
     if isinstance(

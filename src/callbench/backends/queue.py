@@ -60,4 +60,12 @@ def build_backend(spec: Any, knows: dict[str, Any], tools: list | None = None, t
         from .state import StateBackend
 
         return StateBackend(spec, knows, {t.name: t.parameters for t in tools or []}, today)
+    if getattr(spec, "kind", None) == "service":
+        from .service import ServiceBackend
+
+        return ServiceBackend(spec, knows, {t.name: t.parameters for t in tools or []}, today)
+    if getattr(spec, "kind", None) == "http":
+        from .http_service import HttpServiceBackend
+
+        return HttpServiceBackend(spec, knows, {t.name: t.parameters for t in tools or []})
     raise NotImplementedError(f"backend kind '{getattr(spec, 'kind', spec)}' is not available")

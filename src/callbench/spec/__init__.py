@@ -21,6 +21,7 @@ from .scenario import (
     ReferenceTurn,
     Scenario,
 )
+from .service import HttpBackendSpec, ServiceBackendSpec
 from .state import (
     ExpectedChanges,
     ExpectedWrite,
@@ -88,6 +89,8 @@ __all__ = [
     "ReadSpec",
     "Refusal",
     "StateBackendSpec",
+    "ServiceBackendSpec",
+    "HttpBackendSpec",
     "StateExpectation",
     "StateTool",
 ]

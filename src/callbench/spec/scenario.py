@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 
 from .base import Identifier, SpecModel
 from .matchers import Matcher
+from .service import HttpBackendSpec, ServiceBackendSpec
 from .state import ExpectedChanges, Gates, Refusal, StateBackendSpec, StateExpectation
 
 Weight = Annotated[int, Field(ge=1, le=3)]
@@ -73,7 +74,10 @@ class QueueBackendSpec(SpecModel):
     defaults: dict[str, Any] = Field(default_factory=dict)
 
 
-BackendSpec = Annotated[QueueBackendSpec | StateBackendSpec, Field(discriminator="kind")]
+BackendSpec = Annotated[
+    QueueBackendSpec | StateBackendSpec | ServiceBackendSpec | HttpBackendSpec,
+    Field(discriminator="kind"),
+]
 
 
 class _Event(SpecModel):

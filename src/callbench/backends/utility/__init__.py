@@ -1,0 +1,1 @@
+"""The utility-billing domain of the services backend (issue 14)."""

@@ -21,6 +21,7 @@ from callbench.backends.utility.usage import (
     WEATHER_SEED,
     Household,
     daily_kwh,
+    daily_readings,
     period_kwh,
     weather,
 )
@@ -79,6 +80,15 @@ def test_same_parameters_give_the_same_kwh_and_weather():
     assert weather(WEATHER_SEED) != weather(WEATHER_SEED + 1)
     other_noise = Household(**{**CENTRAL.model_dump(), "seed": 8})
     assert period_kwh(other_noise) != period_kwh(CENTRAL)
+
+
+def test_daily_readings_are_whole_kwh_that_add_up_to_each_period():
+    readings = daily_readings(CENTRAL)
+    exact = dict(daily_kwh(CENTRAL))
+    assert [d for d, _ in readings] == list(exact)
+    for (start, end), total in zip(PERIODS, period_kwh(CENTRAL)):
+        assert sum(k for d, k in readings if start <= d <= end) == total
+    assert all(isinstance(k, int) and abs(k - exact[d]) < 1 for d, k in readings)
 
 
 def test_the_periods_are_the_design_calendar_and_every_day_has_weather():

@@ -218,6 +218,8 @@ def test_identities_are_unique_and_well_formed(manifest):
         assert all(dt.date.fromisoformat(c["expires"] + "-01") > TODAY for c in a["cards"])
     assert {s["price_per_kwh"] > 0 for s in manifest["suppliers"].values()} == {True}
     assert len(manifest["suppliers"]) == 3 and "default" in manifest["suppliers"]
+    supplier_phones = {s["phone"] for s in manifest["suppliers"].values()}
+    assert len(supplier_phones) == 3 and not supplier_phones & {a["phone"] for a in accounts}
 
 
 def test_income_boundaries_land_on_the_stated_percents(by_case):
@@ -311,3 +313,16 @@ def test_two_holders_have_names_a_transcription_could_confuse(by_case):
     assert (camila["full_name"], kamala["full_name"]) == ("Camila Reyes", "Kamala Raines")
     assert camila["account_number"] != kamala["account_number"]
     assert camila["postal_code"] != kamala["postal_code"]
+
+
+def test_the_docs_table_is_what_the_model_gives_today(manifest):
+    """docs/utility-usage-model.md pastes the 24 accounts' kWh; a model change must repaste it."""
+    doc = Path(__file__).parents[1] / "docs" / "utility-usage-model.md"
+    rows = {}
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 8 and re.fullmatch(r"\d{10}", cells[1]):
+            rows[cells[1]] = [int(c) for c in cells[4:]]
+    assert rows == {
+        a["account_number"]: period_kwh(Household(**a["usage"])) for a in manifest["accounts"]
+    }

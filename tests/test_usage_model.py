@@ -21,6 +21,7 @@ from callbench.backends.utility.usage import (
     WEATHER_SEED,
     Household,
     daily_kwh,
+    daily_readings,
     period_kwh,
     weather,
 )
@@ -79,6 +80,15 @@ def test_same_parameters_give_the_same_kwh_and_weather():
     assert weather(WEATHER_SEED) != weather(WEATHER_SEED + 1)
     other_noise = Household(**{**CENTRAL.model_dump(), "seed": 8})
     assert period_kwh(other_noise) != period_kwh(CENTRAL)
+
+
+def test_daily_readings_are_whole_kwh_that_add_up_to_each_period():
+    readings = daily_readings(CENTRAL)
+    exact = dict(daily_kwh(CENTRAL))
+    assert [d for d, _ in readings] == list(exact)
+    for (start, end), total in zip(PERIODS, period_kwh(CENTRAL)):
+        assert sum(k for d, k in readings if start <= d <= end) == total
+    assert all(isinstance(k, int) and abs(k - exact[d]) < 1 for d, k in readings)
 
 
 def test_the_periods_are_the_design_calendar_and_every_day_has_weather():
@@ -208,6 +218,8 @@ def test_identities_are_unique_and_well_formed(manifest):
         assert all(dt.date.fromisoformat(c["expires"] + "-01") > TODAY for c in a["cards"])
     assert {s["price_per_kwh"] > 0 for s in manifest["suppliers"].values()} == {True}
     assert len(manifest["suppliers"]) == 3 and "default" in manifest["suppliers"]
+    supplier_phones = {s["phone"] for s in manifest["suppliers"].values()}
+    assert len(supplier_phones) == 3 and not supplier_phones & {a["phone"] for a in accounts}
 
 
 def test_income_boundaries_land_on_the_stated_percents(by_case):
@@ -301,3 +313,16 @@ def test_two_holders_have_names_a_transcription_could_confuse(by_case):
     assert (camila["full_name"], kamala["full_name"]) == ("Camila Reyes", "Kamala Raines")
     assert camila["account_number"] != kamala["account_number"]
     assert camila["postal_code"] != kamala["postal_code"]
+
+
+def test_the_docs_table_is_what_the_model_gives_today(manifest):
+    """docs/utility-usage-model.md pastes the 24 accounts' kWh; a model change must repaste it."""
+    doc = Path(__file__).parents[1] / "docs" / "utility-usage-model.md"
+    rows = {}
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 8 and re.fullmatch(r"\d{10}", cells[1]):
+            rows[cells[1]] = [int(c) for c in cells[4:]]
+    assert rows == {
+        a["account_number"]: period_kwh(Household(**a["usage"])) for a in manifest["accounts"]
+    }

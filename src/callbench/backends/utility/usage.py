@@ -174,12 +174,12 @@ def weather(seed: int) -> list[tuple[dt.date, float]]:
     """Daily mean outdoor temperature (degC, one decimal) for every day of the four periods:
     the seasonal curve plus an AR(1) anomaly. Synthetic."""
     rng = np.random.default_rng(seed)
-    innovation_sd = ANOMALY_SD * math.sqrt(1 - PHI**2)
-    eps = rng.normal(0.0, innovation_sd, N_DAYS)
-    anomaly = rng.normal(0.0, ANOMALY_SD)  # start from the stationary distribution
+    anomaly = float(rng.normal(0.0, ANOMALY_SD))  # the first day: the stationary distribution
+    eps = rng.normal(0.0, ANOMALY_SD * math.sqrt(1 - PHI**2), N_DAYS - 1)
     series = []
     for i in range(N_DAYS):
-        anomaly = PHI * anomaly + float(eps[i]) if i else anomaly
+        if i:
+            anomaly = PHI * anomaly + float(eps[i - 1])
         day = FIRST_DAY + dt.timedelta(days=i)
         series.append((day, round(seasonal_normal(day) + anomaly, 1)))
     return series
@@ -240,6 +240,23 @@ def period_kwh(household: Household) -> list[int]:
     return totals
 
 
+def daily_readings(household: Household) -> list[tuple[dt.date, int]]:
+    """Whole-kWh daily readings (a bill's usage history) that add up exactly to `period_kwh` in
+    every period: each day rounded down, the period's remaining kWh going to the days with the
+    largest fractions (the earlier day on a tie)."""
+    totals = period_kwh(household)
+    days = daily_kwh(household)
+    out: list[tuple[dt.date, int]] = []
+    for (start, end), total in zip(PERIODS, totals):
+        period = [(day, kwh) for day, kwh in days if start <= day <= end]
+        whole = [math.floor(kwh) for _, kwh in period]
+        order = sorted(range(len(period)), key=lambda i: (whole[i] - period[i][1], i))
+        for i in order[: total - sum(whole)]:
+            whole[i] += 1
+        out.extend((day, kwh) for (day, _), kwh in zip(period, whole))
+    return out
+
+
 __all__ = [
     "MAX_PERIOD_KWH",
     "MIN_PERIOD_KWH",
@@ -248,6 +265,7 @@ __all__ = [
     "Household",
     "cooling_degree_days",
     "daily_kwh",
+    "daily_readings",
     "period_kwh",
     "seasonal_normal",
     "service_area_weather",

@@ -9,6 +9,8 @@ from typing import NoReturn
 
 import typer
 
+from .cli_generate import generate_app
+
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -484,6 +486,7 @@ import_app = typer.Typer(
     no_args_is_help=True, help="Convert scenarios from other benchmarks into a callbench suite."
 )
 app.add_typer(import_app, name="import")
+app.add_typer(generate_app, name="generate")
 
 
 @import_app.command("openvoicecs")

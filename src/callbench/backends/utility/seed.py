@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+import zlib
 from decimal import Decimal
 from functools import cache
 from importlib import resources
@@ -26,8 +27,16 @@ from .usage import PERIODS, Household, period_kwh
 CUSTOMER_CHARGE = Decimal("11.50")
 DISTRIBUTION_PER_KWH = Decimal("0.0712")
 STATE_TAX = Decimal("0.059")
-ISSUE_AFTER_DAYS, DUE_AFTER_DAYS = 1, 21
-"""A bill is issued the day after its period ends and due 21 days after that."""
+ISSUE_AFTER_DAYS = 1
+DUE_AFTER_DAYS = 21
+"""Prior arrears were issued this long before they fell due."""
+
+
+def due_after_days(account: str) -> int:
+    """A bill is issued the day after its period ends and due 15 to 25 days later, by the
+    account's billing cycle (a stable hash of its number), so due dates differ between accounts as
+    they do between real customers, and no single date is right on every call."""
+    return 15 + zlib.crc32(account.encode()) % 11
 
 
 @cache
@@ -182,7 +191,7 @@ def _seed_account(
     price = prices[a["supplier"]]
     for i, ((start, end), use) in enumerate(zip(PERIODS, kwh, strict=True), start=1):
         issued = end + dt.timedelta(days=ISSUE_AFTER_DAYS)
-        due = issued + dt.timedelta(days=DUE_AFTER_DAYS)
+        due = issued + dt.timedelta(days=due_after_days(number))
         bill_id = f"{number}-{issued:%Y-%m}"
         lines = bill_lines(use, price)
         total = sum(x[4] for x in lines)

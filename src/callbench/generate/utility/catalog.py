@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 
 from ...backends.utility import policy
 from . import kinds as k
@@ -95,7 +96,8 @@ KINDS: dict[str, Kind] = {
              m.paperless_off),
         Kind("paperless_check", "is paperless billing on", "paperless", lambda f: True,
              m.paperless_check),
-        Kind("supplier", "the supplier and its price", "supply", lambda f: True, m.supplier),
+        Kind("supplier", "an alternative supplier and its price", "supply",
+             lambda f: not f.supplier["is_default"], m.supplier),
         Kind("last_payment", "the last payment", "payment", lambda f: bool(f.payments),
              m.last_payment),
         Kind("winter", "winter shut-off protection", "protection",
@@ -124,6 +126,16 @@ READS_AFTER_CHANGE = {
     "plan_status": {"pay_overdue", "plan_change", "plan_longest", "plan_months"},
 }
 """A read that only reports what an earlier request of the call just did adds no requirement."""
+
+
+PRINTED_AMOUNTS = {policy.MIN_ARREARS, policy.TRANSFER_MIN_OUTSTANDING}
+"""Amounts the agent's manual prints: a check on one of them is met by reading the manual aloud."""
+
+
+def recitable(part: Part) -> bool:
+    return any(
+        c["kind"] == "amount" and Decimal(str(c["value"])) in PRINTED_AMOUNTS for c in part.spoken
+    )
 
 
 def may_follow(earlier: list[str], kind: str) -> bool:

@@ -40,6 +40,14 @@ def _yes(p: str, trigger: str, say: str, cue: list[str]) -> Step:
     return Step(f"{p}_yes", trigger, "yes, go ahead", say, cue)
 
 
+def figure_cues(x: Decimal) -> list[str]:
+    """A consent step fires on the call's own figure in the agent's question, never on a word a
+    manual prints ("charge", "set up"): reciting the instructions cannot walk the caller through
+    it."""
+    forms = {f"{x:,.2f}", f"{x:.2f}"}
+    return sorted(forms)
+
+
 def _quote_id(f: Facts) -> str:
     f.new_ids["quote"] = f.new_ids.get("quote", 0) + 1
     return f"q_{f.new_ids['quote']:03d}"
@@ -118,7 +126,7 @@ def pay_full(f: Facts, p: str) -> tuple[Part, Facts]:
          [Entry("Processing that now.", [call("make_payment", amount=float(bal), card_last4=last4)]),
           Entry(f"That's done: {say_money(bal)} is paid, and your balance is now zero.")]],
         steps=[_yes(p, "the agent tells you the amount and asks to charge your card",
-                    "Yes, go ahead.", ["charge"])],
+                    "Yes, go ahead.", figure_cues(bal))],
         actions=[_payment_action(p, bal, last4, None, "paid")],
         writes=[{"tool": "make_payment", "op": "append", "path": "billing.payments",
                  "value": {"subset": {"amount_cents": int(bal * 100), "toward": "bills"}}}],
@@ -147,7 +155,7 @@ def pay_part(f: Facts, p: str) -> tuple[Part, Facts]:
           Entry(f"That's done: {say_money(amount)} is paid. Your remaining balance is "
                 f"{say_money(rest)}.")]],
         steps=[_yes(p, "the agent repeats the amount and asks to charge your card", "Yes, please.",
-                    ["charge"])],
+                    figure_cues(amount))],
         actions=[_payment_action(p, amount, last4, None, "paid")],
         writes=[{"tool": "make_payment", "op": "append", "path": "billing.payments",
                  "value": {"subset": {"amount_cents": int(amount * 100), "toward": "bills"}}}],
@@ -170,7 +178,7 @@ def pay_declined(f: Facts, p: str) -> tuple[Part, Facts]:
           Entry(f"I'm sorry, the card was declined, so no payment was taken and your balance is "
                 f"still {say_money(bal)}. You could try another card or pay another way.")]],
         steps=[_yes(p, "the agent tells you the amount and asks to charge your card",
-                    "Yes, go ahead.", ["charge"])],
+                    "Yes, go ahead.", figure_cues(bal))],
         actions=[_payment_action(p, bal, last4, None, "declined")],
         spoken=[
             amount_check(f"{p}_amount", bal, "The amount is told before the caller agrees.",
@@ -213,17 +221,13 @@ def _arrangement(f: Facts, p: str, months: int, kind: str, ask: str, offer: str)
     last4 = card["last4"] if card and q.down_payment else None
     after = f.copy()
     after.arrange(q, last4)
-    down = (f" with {say_money(q.down_payment)} down today, since an arrangement was broken in the "
-            f"last year, then" if q.down_payment else " in")
-    last = (f", with a last payment of {say_money(q.last_instalment)}"
-            if q.last_instalment != q.instalment else "")
+    down = f" with {say_money(q.down_payment)} down today, then" if q.down_payment else " in"
+    last = f", the last one {say_money(q.last_instalment)}" if q.last_instalment != q.instalment else ""
     pay = f" on your card ending in {' '.join(last4)}" if last4 else ""
     create_args = {"quote_id": qid, **({"card_last4": last4} if last4 else {})}
     spoken = [
         amount_check(f"{p}_instalment", q.instalment, "The monthly instalment is quoted before the "
                      "caller agrees.", ["month", "instal", "payment"], before=f"{p}_yes"),
-        number_check(f"{p}_months", months, "The number of months is quoted before the caller agrees.",
-                     unit="month", before=f"{p}_yes"),
     ]
     writes = []
     if q.down_payment:
@@ -245,17 +249,16 @@ def _arrangement(f: Facts, p: str, months: int, kind: str, ask: str, offer: str)
         "you are behind and want a payment arrangement" + (
             f" over {OVER_CAP_ASK} months" if kind == "plan_months" else ", as long as possible"),
         [[Entry("Let me look at the account.", [call("get_account"), call("get_payment_arrangement")]),
-          Entry("Let me work out the terms.", [call("quote_payment_arrangement", months=months)]),
-          Entry(f"{offer} The {say_money(late)} past due can be paid{down} {months} monthly payments "
-                f"of {say_money(q.instalment)}{last}. Would you like me to set up this "
-                "arrangement?")],
+          Entry(None, [call("quote_payment_arrangement", months=months)]),
+          Entry(f"{offer}The {say_money(late)} past due can be paid{down} {months} monthly payments "
+                f"of {say_money(q.instalment)}{last}. Shall I set that up at "
+                f"{say_money(q.instalment)} a month?")],
          [Entry("Setting it up now.", [call("create_payment_arrangement", **create_args)]),
-          Entry(f"Your arrangement is set up{pay}: {months} monthly payments of "
-                f"{say_money(q.instalment)}, the first due {say_date(first, first.year != TODAY.year)}."
-                " Missing one breaks the arrangement.")]],
+          Entry(f"It's set up{pay}. The first of the {months} payments is due "
+                f"{say_date(first, first.year != TODAY.year)}.")]],
         steps=[_yes(p, "the agent quotes the arrangement's terms and asks whether to set it up",
                     f"Yes, set it up{', and use my card ending in ' + last4 if last4 else ''}.",
-                    ["set up", "set it up"])],
+                    figure_cues(q.instalment))],
         actions=[
             {"id": f"{p}_quote", "tool": "quote_payment_arrangement", "args": {"months": {"eq": months}},
              "result": {"status": {"eq": "quoted"}}},
@@ -273,7 +276,7 @@ def plan_longest(f: Facts, p: str) -> tuple[Part, Facts]:
     return _arrangement(
         f, p, f.cap(), "plan_longest",
         "I'm behind on my bill. Can I set up a payment arrangement, as long as you can give me?",
-        f"The longest arrangement I can offer your household is {f.cap()} months.",
+        "",
     )
 
 
@@ -281,7 +284,7 @@ def plan_months(f: Facts, p: str) -> tuple[Part, Facts]:
     return _arrangement(
         f, p, f.cap(), "plan_months",
         f"I'm behind on my bill. Can I pay it off over {OVER_CAP_ASK} months?",
-        f"I can't do {OVER_CAP_ASK} months: for your household the longest is {f.cap()} months.",
+        f"I can't do {OVER_CAP_ASK} months; for your household the longest is {f.cap()}. ",
     )
 
 
@@ -358,7 +361,7 @@ def pay_overdue(f: Facts, p: str) -> tuple[Part, Facts]:
                                               toward="arrangement")]),
           Entry(f"Done: {say_money(total)} went to your arrangement, so you're caught up.")]],
         steps=[_yes(p, "the agent tells you the overdue amount and asks to charge your card",
-                    "Yes, go ahead.", ["charge"])],
+                    "Yes, go ahead.", figure_cues(total))],
         actions=[_payment_action(p, total, last4, "arrangement", "paid")],
         writes=[
             {"tool": "make_payment", "op": "append", "path": "billing.payments",
@@ -388,14 +391,14 @@ def plan_change(f: Facts, p: str) -> tuple[Part, Facts]:
         "My arrangement payments are too high. Can you stretch it out as long as you're allowed?",
         "you want lower arrangement payments over the longest term allowed",
         [[Entry("Let me look at your arrangement.", [call("get_account"), call("get_payment_arrangement")]),
-          Entry("Let me work out the new terms.", [call("quote_payment_arrangement", months=cap)]),
-          Entry(f"The longest I can offer is {cap} months in all. With {paid} payments made, the "
-                f"{say_money(loan.remaining())} left would be {q.months} monthly payments of "
-                f"{say_money(q.instalment)}{last}. Shall I change your arrangement to that?")],
+          Entry(None, [call("quote_payment_arrangement", months=cap)]),
+          Entry(f"The longest is {cap} months in all. The {say_money(loan.remaining())} left would "
+                f"be {q.months} payments of {say_money(q.instalment)}{last}. Shall I change your "
+                f"arrangement to {say_money(q.instalment)} a month?")],
          [Entry("Changing it now.", [call("modify_payment_arrangement", quote_id=qid)]),
           Entry(f"Done: your arrangement now runs {cap} months, at {say_money(q.instalment)} a month.")]],
         steps=[_yes(p, "the agent quotes the new monthly payment and asks to change the arrangement",
-                    "Yes, change it.", ["change your arrangement", "change the arrangement"])],
+                    "Yes, change it.", figure_cues(q.instalment))],
         actions=[
             {"id": f"{p}_quote", "tool": "quote_payment_arrangement", "args": {"months": {"eq": cap}},
              "result": {"status": {"eq": "quoted"}}},

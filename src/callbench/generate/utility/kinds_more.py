@@ -20,11 +20,11 @@ def extension(f: Facts, p: str) -> tuple[Part, Facts]:
         "you want ten more days to pay this month's bill",
         [[Entry("Let me check the account.", [call("get_account")]),
           Entry(f"I can give you {EXTENSION_DAYS} more days, moving this bill's due date from "
-                f"{say_date(old)} to {say_date(new)}. Shall I move your due date?")],
+                f"{say_date(old)}. Shall I move your due date to {say_date(new)}?")],
          [Entry("Moving it now.", [call("request_due_date_extension", days=EXTENSION_DAYS)]),
           Entry(f"Done: this bill is now due {say_date(new)}. Extensions are limited to one a year.")]],
         steps=[_yes(p, "the agent offers to move your due date and asks whether to do it",
-                    "Yes, please move it.", ["due date"])],
+                    "Yes, please move it.", [say_date(new)])],
         actions=[{"id": f"{p}_extend", "tool": "request_due_date_extension",
                   "args": {"days": {"eq": EXTENSION_DAYS}}, "result": {"status": {"eq": "extended"}},
                   "after": [f"{p}_yes"], "weight": 3}],
@@ -69,12 +69,12 @@ def paperless_on(f: Facts, p: str) -> tuple[Part, Facts]:
         "I'd like to switch to paperless billing.",
         "you want paperless billing",
         [[Entry("Let me check the email on file.", [call("get_account")]),
-          Entry(f"I have {spell_email(f.email)} on file. Should your bills go to that email?")],
+          Entry(f"Should your bills go to the email on file, {spell_email(f.email)}?")],
          [Entry("Switching you now.", [call("set_paperless_billing", enabled=True,
                                              confirmed_email=f.email)]),
           Entry("Done: your bills will come by email from now on.")]],
         steps=[_yes(p, "the agent reads you the email on file and asks whether bills should go "
-                    "there", "Yes, that's my email.", ["email", "e-mail"])],
+                    "there", "Yes, that's my email.", _email_terms(f.email))],
         actions=[{"id": f"{p}_paperless", "tool": "set_paperless_billing",
                   "args": {"enabled": {"eq": True}}, "result": {"status": {"eq": "updated"}},
                   "after": [f"{p}_yes"], "weight": 3}],
@@ -95,11 +95,11 @@ def paperless_off(f: Facts, p: str) -> tuple[Part, Facts]:
         "I want to go back to paper bills in the mail.",
         "you want paper bills by mail again",
         [[Entry("Let me check the address.", [call("get_account")]),
-          Entry(f"Your bills would be mailed to {f.address}. Shall I switch you back to paper bills?")],
+          Entry(f"Shall I switch you back to paper bills, mailed to {f.address}?")],
          [Entry("Switching you now.", [call("set_paperless_billing", enabled=False)]),
           Entry("Done: paperless billing is off, and your next bill comes by mail.")]],
-        steps=[_yes(p, "the agent asks whether to switch you back to paper bills", "Yes, please.",
-                    ["paper"])],
+        steps=[_yes(p, "the agent tells you where paper bills would be mailed and asks whether to "
+                    "switch", "Yes, please.", [_street(f.address)])],
         actions=[{"id": f"{p}_paper", "tool": "set_paperless_billing",
                   "args": {"enabled": {"eq": False}}, "result": {"status": {"eq": "updated"}},
                   "after": [f"{p}_yes"], "weight": 3}],
@@ -173,8 +173,16 @@ def winter(f: Facts, p: str) -> tuple[Part, Facts]:
           Entry(f"Your household qualifies for winter protection: from {say_date(start, True)} to "
                 f"{say_date(end, True)}, service can't be shut off for non-payment. The "
                 f"{say_money(late)} past due is still owed.")]],
-        spoken=[date_check(f"{p}_winter_start", start, "The start of winter protection is stated."),
-                date_check(f"{p}_winter_end", end, "The end of winter protection is stated.")],
+        spoken=[amount_check(f"{p}_still_owed", late, "The past-due amount, still owed under the "
+                             "protection, is stated.", ["past due", "owe", "still", "behind"])],
+        criteria=[{"id": f"{p}_winter_protection", "diagnostic": "rule_compliance",
+                   "statement": "The agent tells the caller the household is protected from a "
+                   "shut-off for non-payment over the coming winter (December 1 to March 31) because "
+                   "its recorded income is at or below the limit, and that the debt remains.",
+                   "anchors": {"met": "Protection and both dates are stated, with the debt still owed.",
+                               "partial": "Protection is stated but a date is missing or wrong.",
+                               "not_met": "Protection is denied, not mentioned, or promised beyond "
+                               "the season."}}],
     )
     return part, f
 

@@ -70,6 +70,8 @@ class Part:
     spoken: list[dict[str, Any]] = field(default_factory=list)
     phrases: list[dict[str, Any]] = field(default_factory=list)
     refusal: dict[str, Any] | None = None
+    criteria: list[dict[str, Any]] = field(default_factory=list)
+    """judged requirements code cannot decide (unmeasured without a judge)"""
     ends_call: bool = False
     knows: dict[str, Any] = field(default_factory=dict)
     """what the caller must know for this request (a card's last four, a date)"""
@@ -87,7 +89,6 @@ def amount_check(
         "description": description,
         "kind": "amount",
         "value": float(value),
-        "tolerance": 0.01,
         **({"topic": topic} if topic else {}),
         **extra,
     }

@@ -102,6 +102,7 @@ def scenario(task: Task) -> dict[str, Any]:
     ]
     spoken: list[dict[str, Any]] = []
     phrases: list[dict[str, Any]] = []
+    criteria: list[dict[str, Any]] = []
     writes: list[dict[str, Any]] = []
     refusal = None
     for i, part in enumerate(parts, start=1):
@@ -126,6 +127,7 @@ def scenario(task: Task) -> dict[str, Any]:
         for check in part.phrases:
             phrases.append({**window, **({"before": nxt} if nxt else {}), **check})
         actions += part.actions
+        criteria += part.criteria
         writes += part.writes
         if part.refusal is not None:
             refusal = {**part.refusal, "after": ask}
@@ -153,6 +155,7 @@ def scenario(task: Task) -> dict[str, Any]:
         "tags": ["service", f"requests-{len(parts)}", *sorted({KINDS[k].use_case.replace(' ', '_')
                                                               for k in task.kinds}),
                  *[f"request:{k}" for k in task.kinds], f"account:{f0.account}"],
+        "call_context": {"date": policy.TODAY.isoformat(), "line": f"{COMPANY} billing"},
         "caller": {
             "context": f"You are {f0.full_name}, calling {COMPANY}'s billing line about your home "
             f"electric account. You speak only for yourself and keep to your requests, in order.",
@@ -171,6 +174,8 @@ def scenario(task: Task) -> dict[str, Any]:
         out["spoken_checks"] = spoken
     if phrases:
         out["phrase_checks"] = phrases
+    if criteria:
+        out["criteria"] = criteria
     out["expected_changes"] = {"ordered": True, "ignore": IGNORED_WRITES, "writes": writes}
     if refusal is not None:
         refusal["allow_writes"] = sorted({w["path"] for w in writes})
@@ -198,9 +203,9 @@ def _turns(
             entries[-1] = Entry(f"{last.say} {ANYTHING_ELSE}", last.calls)
         if s == 0 and verify_call is not None:
             head = entries[0]
-            entries[0] = Entry(f"Thanks, {name.split()[0]}, you're verified. {head.say}", head.calls)
+            entries[0] = Entry(f"Thanks, you're verified. {head.say}", head.calls)
         for e, entry in enumerate(entries):
-            turn: dict[str, Any] = {"say": entry.say}
+            turn: dict[str, Any] = {"say": entry.say} if entry.say else {}
             if entry.calls:
                 turn["calls"] = entry.calls
             if e > 0 or (s == 0 and verify_call is not None):

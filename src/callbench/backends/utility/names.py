@@ -49,12 +49,19 @@ everyday use for the formal name (a caller gives the name they use, the account 
 one). It accepts "Bill Turner" for "William Turner" and still rejects it for "Robert Turner".
 `SPELLINGS` holds variant spellings no letter rule recovers (Sean/Shawn, Muhammad/Mohammed/Mohd).
 
-Known limits (measured on the pairs, see the report): homophones of different people are accepted
-(Toni/Tony, Francis/Frances, Colin/Colleen: from speech they cannot be told apart, so another
-factor must); some real variants are rejected (Ximena/Jimena, Isabel/Isabelle, Ayyangar/Iyengar).
+Known limits (benchmarks/name_matching.py lists every wrong pair): homophones of different people
+are accepted (Toni/Tony, Francis/Frances, Colin/Colleen: from speech they cannot be told apart, so
+another factor must), and so are a few one-vowel neighbours of five letters or more (Marina/Mariana,
+Welch/Walsh, Dinah/Diana); some real variants are rejected (Ximena/Jimena, Isabel/Isabelle,
+Ayyangar/Iyengar, Meyer/Mayer, Stewart/Stuart, Yusuf/Yousef) and nicknames outside the table
+(Sandy/Sandra). Reordering is accepted, so "Ali Mohammed" passes for "Mohammed Ali". A record
+of three tokens or more also accepts its first two ("Mei Ling" for "Mei Ling Chen"): the surname
+rule cannot tell a second surname from a second given name.
 
 `name_pairs.csv`: labelled pairs written for callbench, CC0 (public domain dedication). Invented or
-common names, no public figures; written before the matcher's rules, then kept unchanged.
+common names, no public figures. The first `HELD_OUT_FROM` rows were written before the matcher's
+rules, which were then designed with them in view (so the rates on them are in-sample); the rows
+after were written once the matcher was frozen, as a held-out check, and are reported apart.
 """
 
 from __future__ import annotations
@@ -64,7 +71,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -75,8 +82,11 @@ HONORIFICS = frozenset(
     "mr mrs ms miss mx mister missus dr doctor prof professor sir madam madame dame".split()
 )
 SUFFIXES = frozenset("jr junior sr senior ii iii iv".split())
-# Surname particles: never a name on their own, so an unmatched one is not a conflict.
-PARTICLES = frozenset("de del della der den la las los le van von da das dos di du st bin ibn".split())
+# Surname particles: not a name on their own, so an unmatched one is no conflict. Only between
+# other tokens (`_particles`): Le, Van, Di, Da are also Vietnamese and Chinese names.
+PARTICLES = frozenset(
+    "de del della der den la las los le van von da das dos di du st bin ibn".split()
+)
 
 # Short form -> formal names. Only forms in common everyday use for that formal name.
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -170,8 +180,8 @@ def skeleton(token: str) -> frozenset[str]:
     s = s.replace("z", "s")
     s = re.sub(r"ee|ea|ie|ei", "i", s).replace("oo", "u")  # Neil/Neal, Reed/Reid, Pooja/Puja
     s = re.sub(r"(.)\1+", r"\1", s)
-    if len(s) > 3:
-        s = re.sub(r"(?<=[^aeiou])e$", "", s)  # silent final e: Catherine, Graeme
+    if len(s) > 2:
+        s = re.sub(r"(?<=[^aeiou])e$", "", s)  # silent final e: Catherine, Graeme, Anne
     return frozenset({s.replace("C", "k").replace("X", "x"), s.replace("C", "x").replace("X", "x")})
 
 
@@ -218,7 +228,7 @@ def spelling_match(a: str, b: str) -> int:
         return NONE
     ska, skb = skeleton(a), skeleton(b)
     if ska & skb:
-        return VARIANT if not _final_vowel_veto(min(ska), min(skb)) else NONE
+        return VARIANT
     ra, rb = _collapse(a), _collapse(b)
     if min(len(ra), len(rb)) < 5 or all(_final_vowel_veto(x, y) for x in ska for y in skb):
         return NONE
@@ -292,7 +302,7 @@ def _align(a: list[str], b: list[str]) -> list[_Match]:
     # additive; the last breaks ties toward the order the names were given in.
     Score = tuple[int, int, int]
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(i: int, used_b: frozenset[int]) -> tuple[Score, tuple[_Match, ...]]:
         """The best matches of caller tokens i.. given the record tokens already used (a dynamic
         programme: at most len(a) * 2**len(b) states)."""
@@ -316,7 +326,9 @@ def _align(a: list[str], b: list[str]) -> list[_Match]:
     return list(best(0, frozenset())[1])
 
 
-def _slots(matches: list[_Match], n_caller: int, n_record: int) -> tuple[dict, dict]:
+def _slots(
+    matches: list[_Match], n_caller: int, n_record: int
+) -> tuple[dict[int, int], dict[int, int]]:
     """Each unmatched token's place: the record position of the matched token before it.
 
     The caller's tokens are first rotated so their matches run in the record's order, so that a
@@ -329,7 +341,9 @@ def _slots(matches: list[_Match], n_caller: int, n_record: int) -> tuple[dict, d
 
     rotations = [list(range(r, n_caller)) + list(range(r)) for r in range(max(n_caller, 1))]
     order = min(rotations, key=inversions)
-    caller_slot, record_slot, last = {}, {}, -1
+    caller_slot: dict[int, int] = {}
+    record_slot: dict[int, int] = {}
+    last = -1
     for i in order:
         if i in partner:
             last = max(r for m in matches if i in m.caller for r in m.record)
@@ -345,6 +359,11 @@ def _slots(matches: list[_Match], n_caller: int, n_record: int) -> tuple[dict, d
     return caller_slot, record_slot
 
 
+def _particles(toks: list[str]) -> set[int]:
+    """Positions of surname particles: a particle word with a token on each side of it."""
+    return {i for i, t in enumerate(toks) if 0 < i < len(toks) - 1 and t in PARTICLES}
+
+
 def names_match(given: str, on_file: str) -> bool:
     """Whether the name a caller gave is the account holder's name on file (module doc: rules)."""
     a_all, b_all = tokens(given)[:MAX_TOKENS], tokens(on_file)[:MAX_TOKENS]
@@ -358,7 +377,8 @@ def names_match(given: str, on_file: str) -> bool:
         return False
     matches = _align(a, b)
     matched_b = {j: m for m in matches for j in m.record}
-    core_b = [j for j, t in enumerate(b) if t not in PARTICLES]
+    particles_a, particles_b = _particles(a), _particles(b)
+    core_b = [j for j in range(len(b)) if j not in particles_b]
     if not core_b:
         return False
 
@@ -375,13 +395,14 @@ def names_match(given: str, on_file: str) -> bool:
     if len(core_b) > 1 and not given_ok:
         return False
     caller_slot, record_slot = _slots(matches, len(a), len(b))
-    said = {s for i, s in caller_slot.items() if a[i] not in PARTICLES}
-    missing = {s for j, s in record_slot.items() if b[j] not in PARTICLES}
+    said = {s for i, s in caller_slot.items() if i not in particles_a}
+    missing = {s for j, s in record_slot.items() if j not in particles_b}
     return not (said & missing)
 
 
 # --- the labelled pairs and the measurement -----------------------------------------------
 
+HELD_OUT_FROM = 364  # data rows before this index are the development pairs; see the module doc
 CATEGORIES = frozenset(
     "exact_variant misspelling transcription reordered extra_token missing_token nickname indian "
     "hispanic similar_different spouse_or_relative unrelated".split()
@@ -422,7 +443,9 @@ def evaluate(pairs: Iterable[NamePair]) -> dict:
     same = len(pairs) - different
     out: dict = {}
     for name, matcher in MATCHERS.items():
-        fa, fr, by_category, errors = 0, 0, {}, []
+        fa, fr = 0, 0
+        by_category: dict[str, dict[str, int]] = {}
+        errors: list[dict[str, str]] = []
         for p in pairs:
             accepted = matcher(p.given, p.on_file)
             wrong = accepted != p.same_person
@@ -432,8 +455,10 @@ def evaluate(pairs: Iterable[NamePair]) -> dict:
             cat["pairs"] += 1
             cat["errors"] += wrong
             if wrong:
-                errors.append({"given": p.given, "on_file": p.on_file, "category": p.category,
-                               "error": "false accept" if accepted else "false reject"})  # fmt: skip
+                error = "false accept" if accepted else "false reject"
+                errors.append(
+                    {"given": p.given, "on_file": p.on_file, "category": p.category, "error": error}
+                )
         out[name] = {
             "false_accepts": fa,
             "different": different,

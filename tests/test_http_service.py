@@ -215,6 +215,7 @@ class Faulty(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     mode = "ok"
+    state_status = 200
     seen: list[dict[str, str]] = []
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -249,7 +250,10 @@ class Faulty(BaseHTTPRequestHandler):
             self._send(200, b'{"result": {}}')
 
     def do_GET(self) -> None:
-        self._send(200, b'{"final_state": {"n": 1}, "initial_sha256": "abc"}')
+        if self.state_status != 200:
+            self._send(self.state_status, b"")
+        else:
+            self._send(200, b'{"final_state": {"n": 1}, "initial_sha256": "abc"}')
 
     def do_DELETE(self) -> None:
         Faulty.seen.append({"DELETE": self.path})
@@ -261,7 +265,7 @@ def faulty():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Faulty)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    Faulty.seen = []
+    Faulty.seen, Faulty.state_status = [], 200
     yield server, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
@@ -350,13 +354,11 @@ def test_the_reset_hook_runs_even_when_reading_the_state_fails(faulty):
     Faulty.mode = "422"
     b = backend(url)
 
+    Faulty.state_status = 503
+
     async def go():
         await b.call("get_counter", {})
-        Faulty.do_GET = lambda self: self._send(503, b"")  # type: ignore[method-assign]
-        try:
-            await b.finish()
-        finally:
-            del Faulty.do_GET
+        await b.finish()
 
     with pytest.raises(HttpServiceError, match="GET /calls/c/1/state with HTTP 503"):
         asyncio.run(go())
@@ -473,3 +475,37 @@ def test_an_episode_records_the_http_world_and_no_secret(
     assert trace.failure.failure_class == "infrastructure" and "HTTP 401" in trace.failure.detail
     assert trace.world is not None and trace.world.final_state is None
     assert "wrong-token-4410" not in trace.model_dump_json()
+
+
+def test_a_service_failing_at_the_end_excludes_an_otherwise_clean_call(
+    example_server, faulty, tmp_path
+):
+    from callbench.call import CandidateStep
+    from callbench.callers import LineCaller
+    from callbench.candidates import ScriptedCandidate, call
+    from callbench.runs import Attempt, run_attempt
+
+    _, good = example_server()
+    suite = counter_suite(tmp_path, good, {})
+    scenario = suite.scenarios["count"]
+    _, bad = faulty
+    backend_spec = scenario.backend.model_copy(update={"url": bad})
+    suite = suite.model_copy(
+        update={"scenarios": {"count": scenario.model_copy(update={"backend": backend_spec})}}
+    )
+    Faulty.mode, Faulty.state_status = "422", 500
+    trace = asyncio.run(
+        run_attempt(
+            suite,
+            Attempt("fake", "count", 0),
+            1,
+            candidate=ScriptedCandidate([CandidateStep(tool_calls=(call("add", amount=1),))]),
+            caller=LineCaller(hang_up_after=1),
+        )
+    )
+    assert trace.tool_events[0].response_source == "refused"  # the 422 reached the candidate
+    assert trace.outcome == "excluded" and trace.failure is not None
+    assert trace.failure.kind == "HttpServiceError" and trace.failure.retryable
+    assert "GET /calls/c/1/state with HTTP 500" in trace.failure.detail
+    assert trace.end is not None and trace.end.reason == "infrastructure"
+    assert {"DELETE": "/calls/c%2F1"} in Faulty.seen  # the world was still thrown away

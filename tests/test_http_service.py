@@ -152,7 +152,7 @@ def test_each_call_opens_and_resets_its_own_world_once(example_server):
 
 def test_a_call_without_tool_calls_still_records_the_untouched_world(example_server):
     server, url = example_server()
-    b = backend(url)
+    b = backend(url, options={"since": dt.date(2026, 1, 1)})  # YAML reads dates as dates
     asyncio.run(play(b))
     assert dict(server.worlds.counts) == {"setup": 1, "state": 1, "reset": 1}
     snap = b.snapshot()
@@ -509,3 +509,52 @@ def test_a_service_failing_at_the_end_excludes_an_otherwise_clean_call(
     assert "GET /calls/c/1/state with HTTP 500" in trace.failure.detail
     assert trace.end is not None and trace.end.reason == "infrastructure"
     assert {"DELETE": "/calls/c%2F1"} in Faulty.seen  # the world was still thrown away
+
+
+# --- the same calls in-process and over HTTP ----------------------------------------------------
+def test_the_example_service_answers_exactly_as_the_in_process_backend(example_server):
+    import yaml
+
+    # TEMPORARY: the domain's name matching (helper H1) is not on main yet; drop once it is
+    pytest.importorskip("callbench.backends.utility.names")
+    import callbench.backends.utility as utility
+    from callbench.backends.service import ServiceBackend
+    from callbench.spec import ServiceBackendSpec
+
+    manifest = Path(utility.__file__).parent / "accounts.yaml"
+    account = yaml.safe_load(manifest.read_text())["accounts"][3]  # bill 3 unpaid, one card
+    number = account["account_number"]
+    calls: list[tuple[str, dict | None]] = [
+        ("get_account", {}),  # refused: not verified yet
+        (
+            "verify_caller",
+            {
+                "account_number": number,
+                "full_name": account["full_name"],
+                "postal_code": account["postal_code"],
+            },
+        ),
+        ("get_account", {}),
+        ("make_payment", {"amount": 25.5, "card_last4": account["cards"][0]["last4"]}),
+        ("set_paperless_billing", {"enabled": True, "confirmed_email": account["email"]}),
+    ]
+    options = {"account": number}
+    local = ServiceBackend(
+        ServiceBackendSpec(kind="service", domain="utility_billing", options=options), {}
+    )
+    expected = [local.handle(name, args) for name, args in calls]
+    want = local.snapshot()
+    local.close()
+    assert any(w["op"] == "append" for w in want["ledger"])  # the sequence writes something
+
+    server, url = example_server(domain="utility_billing")
+    remote = backend(url, options=options)
+    got = asyncio.run(play(remote, *calls))
+    have = remote.snapshot()
+    assert [(o.source, o.result) for o in got] == [(o.source, o.result) for o in expected]
+    assert [o.source for o in got][:2] == ["refused", "service"]
+    assert have["ledger"] == want["ledger"]
+    assert have["final_state"] == want["final_state"]
+    assert have["initial_sha256"] == want["initial_sha256"]
+    assert have["final_sha256"] == want["final_sha256"]
+    assert dict(server.worlds.counts) == {"setup": 1, "tool": 5, "state": 1, "reset": 1}

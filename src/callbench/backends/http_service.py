@@ -169,9 +169,12 @@ class HttpServiceBackend:
         shown = f"{method} {_path_of(url)}"
         headers = self._headers()
         client = self._client_here()
+        if body is not None:
+            headers["content-type"] = "application/json"
+        content = None if body is None else json.dumps(body, default=_jsonable).encode("utf-8")
         try:
             response = await client.request(
-                method, url, json=body, headers=headers, timeout=self.spec.timeout_seconds
+                method, url, content=content, headers=headers, timeout=self.spec.timeout_seconds
             )
         except httpx2.TimeoutException:
             self.failed = True
@@ -344,6 +347,13 @@ def _path_of(url: str) -> str:
         return httpx2.URL(url).path or "/"
     except httpx2.InvalidURL:
         return "(an invalid URL)"
+
+
+def _jsonable(value: Any) -> Any:
+    """YAML reads `2026-09-10` in `options` as a date: send it as the ISO text it was."""
+    if isinstance(value, (dt.date, dt.datetime, dt.time)):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} cannot be sent as JSON")
 
 
 def _message(answer: Any) -> str | None:

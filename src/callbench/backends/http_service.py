@@ -119,6 +119,7 @@ class HttpServiceBackend:
         for header, variable in self.spec.headers_env.items():
             value = os.environ.get(variable)
             if not value:
+                self.failed = True
                 raise HttpServiceError(
                     f"the environment variable {variable} (for the service's {header} header) is "
                     "not set",
@@ -132,7 +133,8 @@ class HttpServiceBackend:
         out: set[str] = set()
         for variable in self.spec.headers_env.values():
             value = os.environ.get(variable) or ""
-            out |= {w for w in (value, *value.split()) if len(w) >= 8}
+            out |= {value} if len(value) >= 4 else set()
+            out |= {w for w in value.split() if len(w) >= 8}
         return sorted(out, key=len, reverse=True)
 
     def _mask(self, value: Any) -> Any:

@@ -68,10 +68,14 @@ def state_problems(sc: Scenario, agent: AgentDefinition) -> list[Found]:
     chk = _StateCheck(sc, agent)
     if isinstance(sc.backend, StateBackendSpec):
         _check_backend(chk, sc.backend)
-    else:
+    elif sc.backend.kind == "queue":
         for name in ("expected_state", "expected_changes", "refusal"):
             if getattr(sc, name) is not None:
-                chk.add((name,), f"'{name}' grades a state world: it needs backend kind 'state'")
+                chk.add(
+                    (name,),
+                    f"'{name}' grades a world with a ledger: it needs backend kind 'state', "
+                    "'service' or 'http'",
+                )
     if sc.expected_state is not None:
         for path, matcher in sc.expected_state.paths.items():
             loc = ("expected_state", "paths", path)
@@ -90,8 +94,9 @@ def state_problems(sc: Scenario, agent: AgentDefinition) -> list[Found]:
 
 
 def _check_expected_changes(chk: _StateCheck) -> None:
-    """Each expected write must be one a tool can make; expecting no writes needs a refusal to
-    look for, or doing nothing would pass."""
+    """Each expected write must be one a tool can make; expecting no writes needs a refusal or a
+    figure or phrase the agent must say, or doing nothing would pass (with one, the empty write list
+    is a guard against changing anything)."""
     sc = chk.sc
     changes = sc.expected_changes
     if changes is None:
@@ -114,7 +119,10 @@ def _check_expected_changes(chk: _StateCheck) -> None:
                 )
     for i, pattern in enumerate(changes.ignore):
         _pattern(pattern, ("expected_changes", "ignore", i), chk.add)
-    if not changes.writes and sc.refusal is None:
+    earned = any(c.must == "state" for c in sc.spoken_checks) or any(
+        c.must == "say" for c in sc.phrase_checks
+    )
+    if not changes.writes and sc.refusal is None and not earned:
         chk.add(
             ("expected_changes", "writes"),
             "expecting no writes passes on inaction alone: declare 'refusal:' "

@@ -77,15 +77,18 @@ class LoanEngine:
                 down,
                 months,
                 instalment,
-                self.today.isoformat(),
+                months_after(self.today, 1).isoformat(),
             ),
         )
-        self._write_schedule(loan_id, 1, months, instalment, last_instalment, self.today)
+        self._write_schedule(
+            loan_id, 1, months, instalment, last_instalment, months_after(self.today, 1)
+        )
         return loan_id
 
     def _write_schedule(
         self, loan_id: str, first: int, last: int, each: int, final: int, start: dt.date
     ) -> None:
+        """Instalment n falls due n-1 months after the loan's start (its first due date)."""
         for n in range(first, last + 1):
             self.conn.execute(
                 "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, 0)",
@@ -93,7 +96,7 @@ class LoanEngine:
                     f"{loan_id}-{n:02d}",
                     loan_id,
                     n,
-                    months_after(start, n).isoformat(),
+                    months_after(start, n - 1).isoformat(),
                     final if n == last else each,
                 ),
             )

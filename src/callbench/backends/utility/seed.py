@@ -250,7 +250,7 @@ def _seed_loan(conn: sqlite3.Connection, client_id: str, number: str, x: dict[st
     paid = int(x.get("paid_instalments") or 0)
     missed = set(x.get("missed_instalments") or [])
     for k in range(1, months + 1):
-        due = months_after(start, k)
+        due = months_after(start, k - 1)  # `start` is the first instalment's due date
         amount = c(q.last_instalment if k == months else q.instalment)
         is_paid = k <= paid
         if not is_paid and x["status"] == "active" and due < policy.TODAY and k not in missed:

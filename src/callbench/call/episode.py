@@ -151,20 +151,14 @@ class _Episode:
         try:
             await self._loop()
         except EpisodeError as exc:  # only typed failures end a call; a bug propagates
-            cls: Literal["infrastructure", "model"] = (
-                "model" if exc.failure_class == "model" else "infrastructure"
-            )
-            self.trace.failure = Failure(
-                failure_class=cls,
-                kind=type(exc).__name__,
-                detail=str(exc),
-                retryable=getattr(exc, "retryable", True),
-            )
-            if cls == "infrastructure":
-                self.trace.outcome = "excluded"
-                self._end("infrastructure", str(exc))
-            else:
-                self._end("model_error", str(exc))
+            self._fail(exc)
+        finish = getattr(self.backend, "finish", None)  # a remote world (http) reads its state here
+        if finish is not None:
+            try:
+                await finish()
+            except EpisodeError as exc:  # no final state: the attempt cannot be graded
+                if self.trace.failure is None or self.trace.failure.failure_class == "model":
+                    self._fail(exc)
         self.trace.unapplied_channel_events = self.channel.unfired()
         snapshot = getattr(
             self.backend, "snapshot", None
@@ -174,6 +168,22 @@ class _Episode:
         timings.finished_at = dt.datetime.now(dt.UTC).isoformat()
         timings.wall_seconds = time.perf_counter() - started
         return self.trace
+
+    def _fail(self, exc: EpisodeError) -> None:
+        cls: Literal["infrastructure", "model"] = (
+            "model" if exc.failure_class == "model" else "infrastructure"
+        )
+        self.trace.failure = Failure(
+            failure_class=cls,
+            kind=type(exc).__name__,
+            detail=str(exc),
+            retryable=getattr(exc, "retryable", True),
+        )
+        if cls == "infrastructure":
+            self.trace.outcome = "excluded"
+            self._end("infrastructure", str(exc))
+        else:
+            self._end("model_error", str(exc))
 
     async def _loop(self) -> None:
         limit = self.setup.max_caller_turns

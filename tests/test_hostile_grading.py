@@ -157,6 +157,12 @@ def test_a_spoken_amount_after_a_megabyte_of_digits_is_found(clinic):
     assert spelled_identifier(hostile("digits") + " D P three three zero one", "DP-3301")
 
 
+def _retry_scenario(suite) -> str:
+    """A utility-billing call whose caller first gives a wrong detail (it carries the guard that no
+    failed verification names the wrong detail)."""
+    return next(sid for sid, sc in suite.scenarios.items() if "verification-retry" in sc.tags)
+
+
 def test_a_guard_pattern_reads_the_whole_message():
     """The phrase-check guard used to read the first 20,000 characters: a forbidden phrase after a
     long
@@ -168,7 +174,7 @@ def test_a_guard_pattern_reads_the_whole_message():
             "without it a pattern reads the first MAX_REGEX_TEXT characters of a message"
         )
     suite = load_suite("utility-billing")
-    sid = "ub-lockout-old-zip-refusal"
+    sid = _retry_scenario(suite)
     oracle = asyncio.run(run_attempt(suite, Attempt("oracle", sid, 0), 0))
     trace, index = with_reply(oracle, hostile("no_spaces") + " and the zip code you gave is wrong")
     guard = next(
@@ -177,7 +183,7 @@ def test_a_guard_pattern_reads_the_whole_message():
         if v.id == "no_detail_named"
     )
     assert guard.label == "not_met" and guard.evidence == [index]
-    assert guard.detail.startswith("said '\\\\b(the|your)")
+    assert guard.detail.startswith(("said '\\\\b(the|your", 'said "\\\\b(the|your'))
 
 
 # --- author patterns on candidate text
@@ -223,7 +229,7 @@ def test_without_re2_a_nested_pattern_is_refused_and_the_rest_still_run(without_
 
 def test_a_phrase_check_with_a_pattern_nothing_can_run_safely_is_not_measured(without_re2):
     suite = load_suite("utility-billing")
-    sid = "ub-lockout-old-zip-refusal"
+    sid = _retry_scenario(suite)
     scenario = suite.scenarios[sid]
     check = next(c for c in scenario.phrase_checks if c.id == "no_detail_named")
     risky = scenario.model_copy(

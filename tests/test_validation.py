@@ -926,7 +926,12 @@ def test_wrong_type(suite: Path, file: str, old: str, new: str, path: str, word:
     ("old", "new", "path", "words"),
     [
         ("  kind: queue", "  kinds: queue", "backend.kind", ["required field is missing"]),
-        ("  kind: queue", "  kind: service", "backend.kind", ["'service' is not one of", "queue"]),
+        (
+            "  kind: queue",
+            "  kind: database",
+            "backend.kind",
+            ["'database' is not one of", "queue"],
+        ),
         (
             "kind: split,",
             "kind: splat,",

@@ -20,7 +20,9 @@ def generate_utility(
         None, help="suite folder to write (default: the built-in utility-billing suite)"
     ),
     runs: list[Path] = typer.Option(
-        [], "--runs", help="stored runs of this suite whose outcomes set the difficulty (repeatable)"
+        [],
+        "--runs",
+        help="stored runs of this suite whose outcomes set the difficulty (repeatable)",
     ),
     prove: bool = typer.Option(True, help="validate and play every task with the oracle"),
 ) -> None:

@@ -178,9 +178,7 @@ class ServiceBackend:
         }
         self.scope = make_scope(self.knows, self.spec.hidden)
         options = {k: _fill(v, self.scope) for k, v in self.spec.options.items()}
-        self.session = self.domain.open(
-            self.databases, options, self.spec.clock or self.domain.now
-        )
+        self.session = self.domain.open(self.databases, options, self.spec.clock or self.domain.now)
 
     async def call(self, name: str, arguments: dict[str, Any] | None) -> ToolOutcome:
         return self.handle(name, arguments)

@@ -63,7 +63,9 @@ class BillingService:
         return found[0]
 
     def lines(self, bill_id: str) -> list[dict[str, Any]]:
-        return rows(self.conn, "SELECT * FROM bill_lines WHERE bill_id = ? ORDER BY line_id", bill_id)
+        return rows(
+            self.conn, "SELECT * FROM bill_lines WHERE bill_id = ? ORDER BY line_id", bill_id
+        )
 
     def usage(self, account: str) -> list[dict[str, Any]]:
         return rows(
@@ -150,7 +152,9 @@ class BillingService:
         loan)."""
         late = [b for b in self.open_bills(account) if b["due_date"] < self.today.isoformat()]
         for b in late:
-            self.conn.execute("UPDATE bills SET status = 'arranged' WHERE bill_id = ?", (b["bill_id"],))
+            self.conn.execute(
+                "UPDATE bills SET status = 'arranged' WHERE bill_id = ?", (b["bill_id"],)
+            )
         return [b["bill_id"] for b in late]
 
     def extend_due_date(self, account: str, days: int) -> dict[str, Any]:
@@ -164,7 +168,9 @@ class BillingService:
             "INSERT INTO extensions VALUES (?, ?, ?, ?, ?, ?)",
             (extension_id, account, bill["bill_id"], days, self.today.isoformat(), new_due),
         )
-        self.conn.execute("UPDATE bills SET due_date = ? WHERE bill_id = ?", (new_due, bill["bill_id"]))
+        self.conn.execute(
+            "UPDATE bills SET due_date = ? WHERE bill_id = ?", (new_due, bill["bill_id"])
+        )
         self.conn.execute(
             "UPDATE customers SET extension_last_granted = ? WHERE account_number = ?",
             (self.today.isoformat(), account),

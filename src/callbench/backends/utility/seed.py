@@ -58,7 +58,13 @@ def bill_lines(kwh: int, price_per_kwh: Decimal) -> list[tuple[str, str, str, st
     tax = c(Decimal(fixed + dist + gen) / 100 * STATE_TAX)
     return [
         ("customer_charge", "Monthly customer charge", "1", str(CUSTOMER_CHARGE), fixed),
-        ("distribution", "Distribution (delivery) charge", f"{kwh} kWh", str(DISTRIBUTION_PER_KWH), dist),
+        (
+            "distribution",
+            "Distribution (delivery) charge",
+            f"{kwh} kWh",
+            str(DISTRIBUTION_PER_KWH),
+            dist,
+        ),
         ("generation", "Generation (supply) charge", f"{kwh} kWh", str(price_per_kwh), gen),
         ("state_tax", "State tax, 5.9% of charges", "", str(STATE_TAX), tax),
     ]
@@ -66,7 +72,9 @@ def bill_lines(kwh: int, price_per_kwh: Decimal) -> list[tuple[str, str, str, st
 
 def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
     cols = ", ".join(row)
-    conn.execute(f"INSERT INTO {table} ({cols}) VALUES ({', '.join('?' * len(row))})", tuple(row.values()))
+    conn.execute(
+        f"INSERT INTO {table} ({cols}) VALUES ({', '.join('?' * len(row))})", tuple(row.values())
+    )
 
 
 def build() -> dict[str, sqlite3.Connection]:
@@ -198,22 +206,43 @@ def _seed_account(
         _insert(
             billing,
             "usage",
-            {"usage_id": f"{number}-u{i}", "account_number": number,
-             "period_start": start.isoformat(), "period_end": end.isoformat(), "kwh": use},
+            {
+                "usage_id": f"{number}-u{i}",
+                "account_number": number,
+                "period_start": start.isoformat(),
+                "period_end": end.isoformat(),
+                "kwh": use,
+            },
         )
         _insert(
             billing,
             "bills",
-            {"bill_id": bill_id, "account_number": number, "period_start": start.isoformat(),
-             "period_end": end.isoformat(), "issued": issued.isoformat(), "due_date": due.isoformat(),
-             "kwh": use, "total_cents": total, "paid_cents": 0, "status": "open"},
+            {
+                "bill_id": bill_id,
+                "account_number": number,
+                "period_start": start.isoformat(),
+                "period_end": end.isoformat(),
+                "issued": issued.isoformat(),
+                "due_date": due.isoformat(),
+                "kwh": use,
+                "total_cents": total,
+                "paid_cents": 0,
+                "status": "open",
+            },
         )
         for j, (kind, desc, qty, unit, cents) in enumerate(lines, start=1):
             _insert(
                 billing,
                 "bill_lines",
-                {"line_id": f"{bill_id}-{j}", "bill_id": bill_id, "kind": kind,
-                 "description": desc, "quantity": qty, "unit_price": unit, "amount_cents": cents},
+                {
+                    "line_id": f"{bill_id}-{j}",
+                    "bill_id": bill_id,
+                    "kind": kind,
+                    "description": desc,
+                    "quantity": qty,
+                    "unit_price": unit,
+                    "amount_cents": cents,
+                },
             )
         bills.append((bill_id, due, total))
     partial = a.get("partial") or {}
@@ -228,16 +257,25 @@ def _seed_account(
         _insert(
             billing,
             "payments",
-            {"payment_id": f"hist_{number}_{i}", "account_number": number, "card_id": paying,
-             "amount_cents": amount, "paid_on": paid_on.isoformat(), "toward": "bills"},
+            {
+                "payment_id": f"hist_{number}_{i}",
+                "account_number": number,
+                "card_id": paying,
+                "amount_cents": amount,
+                "paid_on": paid_on.isoformat(),
+                "toward": "bills",
+            },
         )
         billing.execute(
             "UPDATE bills SET paid_cents = ?, status = ? WHERE bill_id = ?",
             (amount, "paid" if amount == total else "open", bill_id),
         )
     client_id = f"cl_{n:03d}"
-    _insert(loans, "clients", {"client_id": client_id, "account_number": number,
-                               "display_name": a["full_name"]})
+    _insert(
+        loans,
+        "clients",
+        {"client_id": client_id, "account_number": number, "display_name": a["full_name"]},
+    )
     if a.get("arrangement"):
         _seed_loan(loans, client_id, number, a["arrangement"])
 
@@ -252,9 +290,17 @@ def _seed_loan(conn: sqlite3.Connection, client_id: str, number: str, x: dict[st
     _insert(
         conn,
         "loans",
-        {"loan_id": loan_id, "client_id": client_id, "principal_cents": c(principal),
-         "down_payment_cents": c(down), "term_months": months, "instalment_cents": c(q.instalment),
-         "start_date": start.isoformat(), "status": x["status"], "broken_on": _iso(x.get("broken_on"))},
+        {
+            "loan_id": loan_id,
+            "client_id": client_id,
+            "principal_cents": c(principal),
+            "down_payment_cents": c(down),
+            "term_months": months,
+            "instalment_cents": c(q.instalment),
+            "start_date": start.isoformat(),
+            "status": x["status"],
+            "broken_on": _iso(x.get("broken_on")),
+        },
     )
     paid = int(x.get("paid_instalments") or 0)
     missed = set(x.get("missed_instalments") or [])
@@ -270,16 +316,25 @@ def _seed_loan(conn: sqlite3.Connection, client_id: str, number: str, x: dict[st
         _insert(
             conn,
             "schedule",
-            {"instalment_id": f"{loan_id}-{k:02d}", "loan_id": loan_id, "number": k,
-             "due_date": due.isoformat(), "amount_cents": amount,
-             "paid_cents": amount if is_paid else 0},
+            {
+                "instalment_id": f"{loan_id}-{k:02d}",
+                "loan_id": loan_id,
+                "number": k,
+                "due_date": due.isoformat(),
+                "amount_cents": amount,
+                "paid_cents": amount if is_paid else 0,
+            },
         )
         if is_paid:
             _insert(
                 conn,
                 "repayments",
-                {"repayment_id": f"rp_{number}_{k:02d}", "loan_id": loan_id,
-                 "amount_cents": amount, "transaction_date": due.isoformat()},
+                {
+                    "repayment_id": f"rp_{number}_{k:02d}",
+                    "loan_id": loan_id,
+                    "amount_cents": amount,
+                    "transaction_date": due.isoformat(),
+                },
             )
 
 
@@ -293,9 +348,13 @@ def check(billing: sqlite3.Connection, loans: sqlite3.Connection) -> None:
     accounts = {r[0] for r in billing.execute("SELECT account_number FROM customers")}
     clients = {r[0] for r in loans.execute("SELECT account_number FROM clients")}
     if accounts != clients:
-        problems.append(f"accounts without a loan client or clients without an account: "
-                        f"{sorted(accounts ^ clients)}")
-    for bill_id, total, paid in billing.execute("SELECT bill_id, total_cents, paid_cents FROM bills"):
+        problems.append(
+            f"accounts without a loan client or clients without an account: "
+            f"{sorted(accounts ^ clients)}"
+        )
+    for bill_id, total, paid in billing.execute(
+        "SELECT bill_id, total_cents, paid_cents FROM bills"
+    ):
         (lines,) = billing.execute(
             "SELECT COALESCE(SUM(amount_cents), 0) FROM bill_lines WHERE bill_id = ?", (bill_id,)
         ).fetchone()
@@ -312,8 +371,8 @@ def check(billing: sqlite3.Connection, loans: sqlite3.Connection) -> None:
         ).fetchone()
         if paid != took:
             problems.append(f"account {number}: bills show {paid} paid, payments {took}")
-    for loan_id, principal, down, status in loans.execute(
-        "SELECT loan_id, principal_cents, down_payment_cents, status FROM loans"
+    for loan_id, principal, down in loans.execute(
+        "SELECT loan_id, principal_cents, down_payment_cents FROM loans"
     ):
         (sched,) = loans.execute(
             "SELECT SUM(amount_cents) FROM schedule WHERE loan_id = ?", (loan_id,)
@@ -325,9 +384,11 @@ def check(billing: sqlite3.Connection, loans: sqlite3.Connection) -> None:
             "SELECT COALESCE(SUM(paid_cents), 0) FROM schedule WHERE loan_id = ?", (loan_id,)
         ).fetchone()
         if sched != principal - down or repaid != sched_paid:
-            problems.append(f"loan {loan_id}: schedule {sched} for {principal - down} financed, "
-                            f"repaid {repaid} against {sched_paid}")
-    for (client, active) in loans.execute(
+            problems.append(
+                f"loan {loan_id}: schedule {sched} for {principal - down} financed, "
+                f"repaid {repaid} against {sched_paid}"
+            )
+    for client, active in loans.execute(
         "SELECT client_id, COUNT(*) FROM loans WHERE status = 'active' GROUP BY client_id"
     ):
         if active > 1:

@@ -44,7 +44,10 @@ class UtilitySession:
     """One call's tools over this call's two databases (see the module docstring)."""
 
     def __init__(
-        self, databases: Mapping[str, sqlite3.Connection], options: Mapping[str, Any], now: dt.datetime
+        self,
+        databases: Mapping[str, sqlite3.Connection],
+        options: Mapping[str, Any],
+        now: dt.datetime,
     ):
         self.today = now.date()
         self.billing = BillingService(databases["billing"], self.today)
@@ -64,14 +67,20 @@ class UtilitySession:
             return {"status": "ended"}
         tool = getattr(self, f"tool_{name}", None)
         if tool is None:
-            return {"status": "error", "reason": "unsupported", "message": f"{name} is not available"}
+            return {
+                "status": "error",
+                "reason": "unsupported",
+                "message": f"{name} is not available",
+            }
         if self.account is None:
             raise _refuse("not_verified", "verify the caller before using account tools")
         try:
             return dict(tool(**arguments))
         except ServiceRule as rule:
             status = "declined" if rule.reason == "card_declined" else "refused"
-            raise Refused({"status": status, "reason": rule.reason, "message": rule.message}) from None
+            raise Refused(
+                {"status": status, "reason": rule.reason, "message": rule.message}
+            ) from None
         except TypeError as exc:  # an argument the tool does not take
             raise _refuse("invalid_arguments", str(exc).split(") ", 1)[-1]) from None
 
@@ -110,9 +119,7 @@ class UtilitySession:
             }
         )
 
-    def _matches(
-        self, account: str, name: str, last4: Any, postal: Any, amount: Any
-    ) -> bool:
+    def _matches(self, account: str, name: str, last4: Any, postal: Any, amount: Any) -> bool:
         customer = self.billing.customer(account)
         if customer is None or not names_match(str(name), customer["full_name"]):
             return False
@@ -120,9 +127,10 @@ class UtilitySession:
             c["last4"] for c in self.billing.cards(account)
         }:
             return False
-        if postal not in (None, "") and _digits(postal)[:5] != self.billing.premise(account)[
-            "postal_code"
-        ]:
+        if (
+            postal not in (None, "")
+            and _digits(postal)[:5] != self.billing.premise(account)["postal_code"]
+        ):
             return False
         if amount not in (None, ""):
             try:
@@ -190,7 +198,10 @@ class UtilitySession:
         }
 
     def tool_list_bills(self) -> dict[str, Any]:
-        return {"status": "ok", "bills": [self._bill_view(b) for b in self.billing.bills(self._acct())]}
+        return {
+            "status": "ok",
+            "bills": [self._bill_view(b) for b in self.billing.bills(self._acct())],
+        }
 
     def _lines(self, bill_id: str) -> list[dict[str, Any]]:
         return [
@@ -231,7 +242,11 @@ class UtilitySession:
             "total": dollars(b["total_cents"]),
             "previous_bill": None
             if before is None
-            else {"bill_id": before["bill_id"], "kwh": before["kwh"], "total": dollars(before["total_cents"])},
+            else {
+                "bill_id": before["bill_id"],
+                "kwh": before["kwh"],
+                "total": dollars(before["total_cents"]),
+            },
         }
 
     def tool_compare_bills(self, bill_id: str, other_bill_id: str) -> dict[str, Any]:
@@ -310,15 +325,21 @@ class UtilitySession:
             "instalments_paid": sum(1 for s in sched if s["paid_cents"] == s["amount_cents"]),
             "remaining_balance": dollars(sum(s["amount_cents"] - s["paid_cents"] for s in unpaid)),
             "overdue_instalments": [
-                {"number": s["number"], "due_date": s["due_date"],
-                 "amount_due": dollars(s["amount_cents"] - s["paid_cents"])}
+                {
+                    "number": s["number"],
+                    "due_date": s["due_date"],
+                    "amount_due": dollars(s["amount_cents"] - s["paid_cents"]),
+                }
                 for s in overdue
             ],
             "overdue_total": dollars(sum(s["amount_cents"] - s["paid_cents"] for s in overdue)),
             "next_instalment": None
             if not upcoming
-            else {"number": upcoming[0]["number"], "due_date": upcoming[0]["due_date"],
-                  "amount": dollars(upcoming[0]["amount_cents"] - upcoming[0]["paid_cents"])},
+            else {
+                "number": upcoming[0]["number"],
+                "due_date": upcoming[0]["due_date"],
+                "amount": dollars(upcoming[0]["amount_cents"] - upcoming[0]["paid_cents"]),
+            },
         }
         return out
 
@@ -385,7 +406,9 @@ class UtilitySession:
         sched = self.loans.schedule(loan["loan_id"])
         paid = sum(1 for s in sched if s["paid_cents"] == s["amount_cents"])
         if months <= paid:
-            raise ServiceRule("below_paid", "the loan cannot be modified below what is already paid")
+            raise ServiceRule(
+                "below_paid", "the loan cannot be modified below what is already paid"
+            )
         remaining = Decimal(sum(s["amount_cents"] - s["paid_cents"] for s in sched)) / 100
         q = policy.quote(remaining, months - paid)
         return {"kind": "change", "quote": q, "loan_id": loan["loan_id"], "paid": paid}
@@ -513,11 +536,13 @@ class UtilitySession:
 
 
 def _keyed(conn: sqlite3.Connection, table: str, column: str, value: str) -> dict[str, Any]:
-    key = {"customers": "account_number", "bills": "bill_id", "payments": "payment_id",
-           "extensions": "extension_id"}[table]
-    return {
-        str(r[key]): r for r in rows(conn, f"SELECT * FROM {table} WHERE {column} = ?", value)
-    }
+    key = {
+        "customers": "account_number",
+        "bills": "bill_id",
+        "payments": "payment_id",
+        "extensions": "extension_id",
+    }[table]
+    return {str(r[key]): r for r in rows(conn, f"SELECT * FROM {table} WHERE {column} = ?", value)}
 
 
 _WHY = {

@@ -2,7 +2,8 @@
 
 A single-request case is a request kind valid on a seeded account. A task is extended by appending
 a request and computing, with the policy model, the account as the earlier requests left it; the
-new task is admitted only when the request is valid there, adds a distinct requirement (`may_follow`),
+new task is admitted only when the request is valid there, adds a distinct requirement
+(`may_follow`),
 does not follow a transfer, and - for a refusal - was already valid on the seeded account, so no
 earlier action manufactures its reason. Admitted tasks are extended again, up to four requests.
 """

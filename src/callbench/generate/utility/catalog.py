@@ -59,54 +59,158 @@ KINDS: dict[str, Kind] = {
     x.id: x
     for x in (
         Kind("balance", "balance and due date", "balance", lambda f: f.balance() > 0, k.balance),
-        Kind("high_bill", "why the latest bill is higher", "high bill",
-             lambda f: f.latest().kwh > f.previous().kwh, k.high_bill),
+        Kind(
+            "high_bill",
+            "why the latest bill is higher",
+            "high bill",
+            lambda f: f.latest().kwh > f.previous().kwh,
+            k.high_bill,
+        ),
         Kind("pay_full", "pay the whole balance by card", "payment", _payable, k.pay_full),
-        Kind("pay_part", "pay part of the balance by card", "payment",
-             lambda f: _payable(f) and f.balance() >= 40, k.pay_part),
-        Kind("pay_declined", "a payment on a card that declines", "payment",
-             lambda f: f.balance() > 0 and _declining_only(f), k.pay_declined),
+        Kind(
+            "pay_part",
+            "pay part of the balance by card",
+            "payment",
+            lambda f: _payable(f) and f.balance() >= 40,
+            k.pay_part,
+        ),
+        Kind(
+            "pay_declined",
+            "a payment on a card that declines",
+            "payment",
+            lambda f: f.balance() > 0 and _declining_only(f),
+            k.pay_declined,
+        ),
         Kind("promise", "a promise to pay later", "payment", lambda f: f.balance() > 0, k.promise),
-        Kind("plan_longest", "the longest payment arrangement", "arrangement",
-             _eligible, k.plan_longest),
-        Kind("plan_months", "an arrangement longer than the cap", "arrangement",
-             lambda f: _eligible(f) and f.cap() < k.OVER_CAP_ASK, k.plan_months),
-        Kind("plan_small", "an arrangement refused (under the minimum or nothing past due)",
-             "arrangement",
-             lambda f: f.loan is None and not f.must_transfer() and f.balance() > 0
-             and f.past_due()[0] < policy.MIN_ARREARS, k.plan_small, refusal=True),
-        Kind("plan_status", "whether the arrangement is up to date", "arrangement",
-             lambda f: f.loan is not None, k.plan_status),
-        Kind("pay_overdue", "pay an overdue instalment", "arrangement",
-             lambda f: f.loan is not None and bool(f.loan.overdue()) and f.good_card() is not None,
-             k.pay_overdue),
-        Kind("plan_change", "stretch an arrangement to the cap", "arrangement", _can_stretch,
-             k.plan_change),
-        Kind("extension", "a due-date extension", "due date",
-             lambda f: f.balance() > 0
-             and any(b.due >= TODAY for b in f.open_bills())
-             and policy.extension_decision(f.extension_last, k.EXTENSION_DAYS, TODAY).allowed,
-             m.extension),
-        Kind("extension_refused", "an extension refused (one already this year)", "due date",
-             lambda f: f.balance() > 0 and policy.within_last_year(f.extension_last, TODAY),
-             m.extension_refused, refusal=True),
-        Kind("paperless_on", "turn on paperless billing", "paperless",
-             lambda f: not f.paperless, m.paperless_on),
-        Kind("paperless_off", "back to paper bills", "paperless", lambda f: f.paperless,
-             m.paperless_off),
-        Kind("paperless_check", "is paperless billing on", "paperless", lambda f: True,
-             m.paperless_check),
-        Kind("supplier", "an alternative supplier and its price", "supply",
-             lambda f: not f.supplier["is_default"], m.supplier),
-        Kind("last_payment", "the last payment", "payment", lambda f: bool(f.payments),
-             m.last_payment),
-        Kind("winter", "winter shut-off protection", "protection",
-             lambda f: _has_late(f) and f.percent is not None
-             and f.percent <= policy.WINTER_MAX_FPL and f.medical_until is None, m.winter),
-        Kind("medical", "medical shut-off protection", "protection",
-             lambda f: policy.medically_protected(f.medical_until, TODAY), m.medical),
-        Kind("transfer", "large, old arrears go to a person", "arrangement",
-             lambda f: f.must_transfer(), m.transfer, ends_call=True),
+        Kind(
+            "plan_longest",
+            "the longest payment arrangement",
+            "arrangement",
+            _eligible,
+            k.plan_longest,
+        ),
+        Kind(
+            "plan_months",
+            "an arrangement longer than the cap",
+            "arrangement",
+            lambda f: _eligible(f) and f.cap() < k.OVER_CAP_ASK,
+            k.plan_months,
+        ),
+        Kind(
+            "plan_small",
+            "an arrangement refused (under the minimum or nothing past due)",
+            "arrangement",
+            lambda f: (
+                f.loan is None
+                and not f.must_transfer()
+                and f.balance() > 0
+                and f.past_due()[0] < policy.MIN_ARREARS
+            ),
+            k.plan_small,
+            refusal=True,
+        ),
+        Kind(
+            "plan_status",
+            "whether the arrangement is up to date",
+            "arrangement",
+            lambda f: f.loan is not None,
+            k.plan_status,
+        ),
+        Kind(
+            "pay_overdue",
+            "pay an overdue instalment",
+            "arrangement",
+            lambda f: f.loan is not None and bool(f.loan.overdue()) and f.good_card() is not None,
+            k.pay_overdue,
+        ),
+        Kind(
+            "plan_change",
+            "stretch an arrangement to the cap",
+            "arrangement",
+            _can_stretch,
+            k.plan_change,
+        ),
+        Kind(
+            "extension",
+            "a due-date extension",
+            "due date",
+            lambda f: (
+                f.balance() > 0
+                and any(b.due >= TODAY for b in f.open_bills())
+                and policy.extension_decision(f.extension_last, k.EXTENSION_DAYS, TODAY).allowed
+            ),
+            m.extension,
+        ),
+        Kind(
+            "extension_refused",
+            "an extension refused (one already this year)",
+            "due date",
+            lambda f: f.balance() > 0 and policy.within_last_year(f.extension_last, TODAY),
+            m.extension_refused,
+            refusal=True,
+        ),
+        Kind(
+            "paperless_on",
+            "turn on paperless billing",
+            "paperless",
+            lambda f: not f.paperless,
+            m.paperless_on,
+        ),
+        Kind(
+            "paperless_off",
+            "back to paper bills",
+            "paperless",
+            lambda f: f.paperless,
+            m.paperless_off,
+        ),
+        Kind(
+            "paperless_check",
+            "is paperless billing on",
+            "paperless",
+            lambda f: True,
+            m.paperless_check,
+        ),
+        Kind(
+            "supplier",
+            "an alternative supplier and its price",
+            "supply",
+            lambda f: not f.supplier["is_default"],
+            m.supplier,
+        ),
+        Kind(
+            "last_payment",
+            "the last payment",
+            "payment",
+            lambda f: bool(f.payments),
+            m.last_payment,
+        ),
+        Kind(
+            "winter",
+            "winter shut-off protection",
+            "protection",
+            lambda f: (
+                _has_late(f)
+                and f.percent is not None
+                and f.percent <= policy.WINTER_MAX_FPL
+                and f.medical_until is None
+            ),
+            m.winter,
+        ),
+        Kind(
+            "medical",
+            "medical shut-off protection",
+            "protection",
+            lambda f: policy.medically_protected(f.medical_until, TODAY),
+            m.medical,
+        ),
+        Kind(
+            "transfer",
+            "large, old arrears go to a person",
+            "arrangement",
+            lambda f: f.must_transfer(),
+            m.transfer,
+            ends_call=True,
+        ),
     )
 }
 

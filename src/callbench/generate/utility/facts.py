@@ -1,7 +1,8 @@
 """What the generator knows about an account, and how each admitted request changes it, computed
 with the policy model alone.
 
-The facts are read once from the seeded snapshot (the ground truth of the manifest); after that every
+The facts are read once from the seeded snapshot (the ground truth of the manifest); after that
+every
 change is the policy model's arithmetic here, never the services' code, so when the oracle later
 plays a task through the real services, agreement between the two is a check on both.
 """

@@ -78,7 +78,9 @@ class Part:
 
     def __post_init__(self) -> None:
         if len(self.segments) != len(self.steps) + 1:
-            raise ValueError(f"{self.kind}: {len(self.segments)} segments for {len(self.steps)} steps")
+            raise ValueError(
+                f"{self.kind}: {len(self.segments)} segments for {len(self.steps)} steps"
+            )
 
 
 def amount_check(
@@ -95,7 +97,13 @@ def amount_check(
 
 
 def date_check(id: str, value: dt.date, description: str, **extra: Any) -> dict[str, Any]:
-    return {"id": id, "description": description, "kind": "date", "value": value.isoformat(), **extra}
+    return {
+        "id": id,
+        "description": description,
+        "kind": "date",
+        "value": value.isoformat(),
+        **extra,
+    }
 
 
 def number_check(

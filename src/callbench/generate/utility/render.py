@@ -72,10 +72,47 @@ def _factor(f: Facts) -> tuple[str, str, Any, str]:
         return "card_last4", "card_last4", last4, f"the card on file ends in {last4}"
     if pick == 1:
         total = f.latest().total
-        return "last_bill_amount", "last_bill_amount", float(total), (
-            f"my last bill was {say_money(total)}"
+        return (
+            "last_bill_amount",
+            "last_bill_amount",
+            float(total),
+            (f"my last bill was {say_money(total)}"),
         )
     return "postal_code", "postal_code", f.postal_code, f"the postal code is {f.postal_code}"
+
+
+RETRY_SHARE = 4
+"""One call in about four starts with a wrong second factor the caller then corrects."""
+NO_DETAIL_NAMED = {
+    "id": "no_detail_named",
+    "description": "A failed verification never says which detail was wrong.",
+    "patterns": [
+        r"\b(the|your|that)\s+(zip( code)?|postal code|card( number)?|last four( digits)?|"
+        r"(bill )?amount|name|account number)\s+(you gave\s+)?(is|was|looks|seems|does ?n[o']t)\s+"
+        r"(wrong|incorrect|not right|outdated|match)",
+        r"\b(wrong|incorrect|old)\s+(zip|postal|card|amount|name|account number)",
+    ],
+    "must": "not_say",
+    "weight": 2,
+}
+
+
+def _wrong(key: str, value: Any, f: Facts) -> tuple[Any, str, str]:
+    """A wrong value of the same factor a caller could plausibly give first, what they say, and
+    what they say when they correct it."""
+    if key == "card_last4":
+        wrong = str(value)[2:] + str(value)[:2]
+        if wrong == value:
+            wrong = f"{(int(value) + 1111) % 10000:04d}"
+        return wrong, f"the card on file ends in {wrong}", f"Sorry, wrong card. It ends in {value}."
+    if key == "last_bill_amount":
+        return (
+            float(f.previous().total),
+            f"my last bill was {say_money(f.previous().total)}",
+            f"Sorry, that was the bill before. The last one was {say_money(value)}.",
+        )
+    wrong = f"{(int(value) + 7) % 100000:05d}"
+    return wrong, f"the postal code is {wrong}", f"Sorry, that's my old one. It's {value}."
 
 
 def _ask_id(i: int) -> str:
@@ -87,18 +124,33 @@ def scenario(task: Task) -> dict[str, Any]:
     f0 = facts[0]
     key, arg, value, words = _factor(f0)
     knows: dict[str, Any] = {"account_number": f0.account, "full_name": f0.full_name, key: value}
+    retry = zlib.crc32(task.id.encode()) % RETRY_SHARE == 0
+    wrong, wrong_words, correction = _wrong(key, value, f0)
     for part in parts:
         knows.update(part.knows)
     plan: list[dict[str, Any]] = []
     reference: list[dict[str, Any]] = [
-        {"say": f"Thank you for calling {COMPANY}, this is {AGENT_NAME}. How can I help you today?"},
-        {"say": "I can help with that. First I need to verify the account. Could you give me the "
-         "account number, the full name on the account, and either the last four digits of a card "
-         "on file, the postal code, or the amount of your last bill?"},
+        {
+            "say": f"Thank you for calling {COMPANY}, this is {AGENT_NAME}. How can I help you "
+            "today?"
+        },
+        {
+            "say": "I can help with that. First I need to verify the account. Could you give me "
+            "the "
+            "account number, the full name on the account, and either the last four digits of a "
+            "card "
+            "on file, the postal code, or the amount of your last bill?"
+        },
     ]
     actions: list[dict[str, Any]] = [
-        {"id": "verify", "tool": "verify_caller", "args": {"account_number": {"eq": f0.account}},
-         "result": {"status": {"eq": "verified"}}, "weight": 2, "guard": True}
+        {
+            "id": "verify",
+            "tool": "verify_caller",
+            "args": {"account_number": {"eq": f0.account}},
+            "result": {"status": {"eq": "verified"}},
+            "weight": 2,
+            "guard": True,
+        }
     ]
     spoken: list[dict[str, Any]] = []
     phrases: list[dict[str, Any]] = []
@@ -109,19 +161,47 @@ def scenario(task: Task) -> dict[str, Any]:
         ask = _ask_id(i)
         step = {"id": ask, "meaning": part.ask_meaning}
         if i == 1:
-            plan.append({**step, "trigger": "the agent greets you", "say": f"Hi. {part.ask}", "cue": []})
-            plan.append({"id": "identify", "trigger": "the agent asks for your account number, "
-                         "name and one more detail", "meaning": "give the account number, your "
-                         "full name and one second detail", "say": f"Sure. The account number is "
-                         f"{f0.account}, my name is {f0.full_name}, and {words}.",
-                         "cue": ["account number"]})
+            plan.append(
+                {**step, "trigger": "the agent greets you", "say": f"Hi. {part.ask}", "cue": []}
+            )
+            plan.append(
+                {
+                    "id": "identify",
+                    "trigger": "the agent asks for your account number, name and one more detail",
+                    "meaning": "give the account number, your "
+                    "full name and one second detail"
+                    + (" (by mistake an old one)" if retry else ""),
+                    "say": f"Sure. The account number is {f0.account}, my name is "
+                    f"{f0.full_name}, and {wrong_words if retry else words}.",
+                    "cue": ["account number"],
+                }
+            )
+            if retry:
+                plan.append(
+                    {
+                        "id": "identify_again",
+                        "trigger": "the agent says the details did "
+                        "not match and asks you to check them",
+                        "meaning": "correct the second detail",
+                        "say": correction,
+                        "cue": ["again"],
+                    }
+                )
         else:
-            plan.append({**step, "trigger": "the agent asks whether there is anything else",
-                         "say": f"Yes. {part.ask}", "cue": ["anything else"]})
-        plan += [{"id": s.id, "trigger": s.trigger, "meaning": s.meaning, "say": s.say, "cue": s.cue}
-                 for s in part.steps]
+            plan.append(
+                {
+                    **step,
+                    "trigger": "the agent asks whether there is anything else",
+                    "say": f"Yes. {part.ask}",
+                    "cue": ["anything else"],
+                }
+            )
+        plan += [
+            {"id": s.id, "trigger": s.trigger, "meaning": s.meaning, "say": s.say, "cue": s.cue}
+            for s in part.steps
+        ]
         nxt = _ask_id(i + 1) if i < len(parts) else ("done" if not part.ends_call else None)
-        window = {"after": "identify" if i == 1 else ask}
+        window = {"after": ("identify_again" if retry else "identify") if i == 1 else ask}
         for check in part.spoken:
             spoken.append({**window, **({"before": nxt} if nxt else {}), **check})
         for check in part.phrases:
@@ -131,17 +211,55 @@ def scenario(task: Task) -> dict[str, Any]:
         writes += part.writes
         if part.refusal is not None:
             refusal = {**part.refusal, "after": ask}
-        reference += _turns(part, i, first=(i == 1), verify_call=call(
-            "verify_caller", account_number=f0.account, full_name=f0.full_name, **{arg: value}
-        ) if i == 1 else None, name=f0.full_name)
+        if i == 1 and retry:
+            reference += [
+                {
+                    "say": "Thank you, one moment.",
+                    "calls": [
+                        call(
+                            "verify_caller",
+                            account_number=f0.account,
+                            full_name=f0.full_name,
+                            **{arg: wrong},
+                        )
+                    ],
+                },
+                {
+                    "same_turn": True,
+                    "say": "I'm sorry, those details don't match our records, and "
+                    "you have two more tries. Could you check them and give me the details again?",
+                },
+            ]
+        reference += _turns(
+            part,
+            i,
+            first=(i == 1),
+            verify_call=call(
+                "verify_caller", account_number=f0.account, full_name=f0.full_name, **{arg: value}
+            )
+            if i == 1
+            else None,
+            name=f0.full_name,
+        )
     if not parts[-1].ends_call:
-        plan.append({"id": "done", "trigger": "the agent asks whether there is anything else",
-                     "meaning": "nothing else", "say": "No, that's everything. Thanks.",
-                     "cue": ["anything else"]})
-        reference.append({"say": f"Thank you for calling {COMPANY}. Goodbye.",
-                          "calls": [call("end_call", outcome="resolved")]})
-        actions.append({"id": "end", "tool": "end_call", "result": {"status": {"eq": "ended"}},
-                        "guard": True})
+        plan.append(
+            {
+                "id": "done",
+                "trigger": "the agent asks whether there is anything else",
+                "meaning": "nothing else",
+                "say": "No, that's everything. Thanks.",
+                "cue": ["anything else"],
+            }
+        )
+        reference.append(
+            {
+                "say": f"Thank you for calling {COMPANY}. Goodbye.",
+                "calls": [call("end_call", outcome="resolved")],
+            }
+        )
+        actions.append(
+            {"id": "end", "tool": "end_call", "result": {"status": {"eq": "ended"}}, "guard": True}
+        )
     late = f0.past_due()[0]
     protected = [{"id": "balance", "kind": "amount", "value": float(f0.balance())}]
     if late:
@@ -152,13 +270,32 @@ def scenario(task: Task) -> dict[str, Any]:
         "title": f"{f0.full_name}: " + "; ".join(KINDS[k].title for k in task.kinds),
         "language": "en",
         "difficulty": {2: "medium", 3: "hard", 4: "hard"}.get(len(parts), "easy"),
-        "tags": ["service", f"requests-{len(parts)}", *sorted({KINDS[k].use_case.replace(' ', '_')
-                                                              for k in task.kinds}),
-                 *[f"request:{k}" for k in task.kinds], f"account:{f0.account}"],
+        "tags": [
+            "service",
+            f"requests-{len(parts)}",
+            *(["verification-retry"] if retry else []),
+            *sorted({KINDS[k].use_case.replace(" ", "_") for k in task.kinds}),
+            *[f"request:{k}" for k in task.kinds],
+            f"account:{f0.account}",
+        ],
         "call_context": {"date": policy.TODAY.isoformat(), "line": f"{COMPANY} billing"},
         "caller": {
             "context": f"You are {f0.full_name}, calling {COMPANY}'s billing line about your home "
             f"electric account. You speak only for yourself and keep to your requests, in order.",
+            **(
+                {}
+                if not retry
+                else {
+                    "context": f"You are {f0.full_name}, calling {COMPANY}'s "
+                    "billing line about your home electric account. You speak only for yourself "
+                    "and "
+                    "keep to your requests, in order. When asked to verify, you first give an "
+                    "out-of-"
+                    f"date second detail by mistake ({wrong_words}); if told the details do not "
+                    "match, "
+                    f"you correct it ({correction})"
+                }
+            ),
             "reason": "You want to: " + "; then ".join(p.ask_meaning for p in parts) + ".",
             "knows": knows,
             "does_not_know": ["your balance and what is past due", "the utility's policy terms"],
@@ -166,14 +303,18 @@ def scenario(task: Task) -> dict[str, Any]:
             "datetime": CALL_DATETIME,
             "plan": plan,
         },
-        "backend": {"kind": "service", "domain": "utility_billing",
-                    "hidden": {"account": f0.account}, "options": {"account": f0.account}},
+        "backend": {
+            "kind": "service",
+            "domain": "utility_billing",
+            "hidden": {"account": f0.account},
+            "options": {"account": f0.account},
+        },
         "expected_actions": actions,
     }
     if spoken:
         out["spoken_checks"] = spoken
-    if phrases:
-        out["phrase_checks"] = phrases
+    phrases.append(dict(NO_DETAIL_NAMED))
+    out["phrase_checks"] = phrases
     if criteria:
         out["criteria"] = criteria
     out["expected_changes"] = {"ordered": True, "ignore": IGNORED_WRITES, "writes": writes}

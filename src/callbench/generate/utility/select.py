@@ -11,9 +11,11 @@ make out loud is a chance to fail.
     proxy = 0.97^tool_calls x 0.93^checks x 0.88^consents x (0.8 if a refusal)
 
 The exam is then filled greedily from the lowest predicted success, with one ordering per set of
-requests, at most `per_account` calls per account and `per_request` uses of a request kind (except the common
+requests, at most `per_account` calls per account and `per_request` uses of a request kind (except
+the common
 balance and paperless questions), and the quota per number of requests, the four-request calls
-first, since they need the most room under the limits. Calls that must end in a transfer are left out: every exam call is
+first, since they need the most room under the limits. Calls that must end in a transfer are left
+out: every exam call is
 meant to be resolved by the agent (the transfer request stays in the admitted pool).
 """
 
@@ -27,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .catalog import KINDS
 from .parts import Part
 from .render import Task, play
 

@@ -30,9 +30,7 @@ _Dumper.add_representer(str, _str)
 
 
 def dump(data: Any) -> str:
-    return HEADER + yaml.dump(
-        data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100
-    )
+    return HEADER + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
 def write_suite(root: Path, tasks: list[Task]) -> list[Path]:

@@ -43,6 +43,8 @@ def figure_cues(x: Decimal) -> list[str]:
     manual prints ("charge", "set up"): reciting the instructions cannot walk the caller through
     it."""
     forms = {f"{x:,.2f}", f"{x:.2f}"}
+    if x == x.to_integral_value():
+        forms.add(f"${x:,.0f}")  # "$59" for $59.00
     return sorted(forms)
 
 

@@ -296,7 +296,7 @@ def scenario(task: Task) -> dict[str, Any]:
                     f"you correct it ({correction})"
                 }
             ),
-            "reason": "You want to: " + "; then ".join(p.ask_meaning for p in parts) + ".",
+            "reason": "In this order: " + "; then ".join(p.ask_meaning for p in parts) + ".",
             "knows": knows,
             "does_not_know": ["your balance and what is past due", "the utility's policy terms"],
             "persona": {"patience": "high", "verbosity": "terse", "mood": "calm"},

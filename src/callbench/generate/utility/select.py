@@ -74,17 +74,19 @@ def fit(outcomes: Iterable[tuple[Task, bool]], prior: Mapping[Case, float]) -> d
     index = {c: i for i, c in enumerate(cases)}
     clip = lambda p: min(max(p, 0.01), 0.99)  # noqa: E731
     theta = np.array([math.log(clip(prior[c]) / (1 - clip(prior[c]))) for c in cases])
-    rows = [([index[(t.account, k)] for k in t.kinds], ok) for t, ok in data]
-    for _ in range(2000):
+    incidence = np.zeros((len(data), len(cases)))
+    for r, (t, _) in enumerate(data):
+        for k in t.kinds:
+            incidence[r, index[(t.account, k)]] = 1.0
+    passed = np.array([ok for _, ok in data], dtype=bool)
+    for _ in range(3000):
         p = 1 / (1 + np.exp(-theta))
-        grad = np.zeros_like(theta)
-        for idx, ok in rows:
-            q = float(np.prod(p[idx]))
-            # d log L / d theta_i = (1 - p_i) for a pass; -q/(1-q) (1 - p_i) for a failure
-            factor = 1.0 if ok else -q / max(1 - q, 1e-9)
-            for i in idx:
-                grad[i] += factor * (1 - p[i])
-        theta = np.clip(theta + 0.05 * grad, -4.6, 4.6)
+        q = np.exp(incidence @ np.log(p))  # each call's predicted success
+        # d log L / d theta_i over the calls holding case i: (1 - p_i) for a pass,
+        # -q / (1 - q) * (1 - p_i) for a failure
+        factor = np.where(passed, 1.0, -q / np.maximum(1 - q, 1e-9))
+        grad = (incidence.T @ factor) * (1 - p)
+        theta = np.clip(theta + 2.0 * grad / len(data), -4.6, 4.6)
     fitted = dict(prior)
     for c, i in index.items():
         fitted[c] = float(1 / (1 + math.exp(-theta[i])))

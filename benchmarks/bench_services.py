@@ -23,15 +23,20 @@ benchmarks/results/services.json:
    wall and CPU ms per call (median over repeats) and per phase, their services/state ratios, and
    the memory of N concurrently open backends / N: the Python heap by tracemalloc (peak) and, for
    the services, SQLite's own heap (`sqlite3_memory_used`, which tracemalloc cannot see: SQLite
-   allocates its pages with its own malloc) and the resident set.
+   allocates its pages with its own malloc), and the growth of the resident set (coarse: memory
+   freed earlier in the process is reused first, so a small figure can read 0). On a loaded
+   machine the wall figures swing with the neighbours, the services' more than the state's
+   (probably because SQLite's allocator makes system calls, where the kernel switches the process
+   out): CPU is the figure to compare; the minimum wall is given beside the median.
 2. Harness per whole call: `run_suite` with `RunConfig(candidates=("oracle",))` in-process, as
    `callbench run` plays it (episode, grading, run store, report), on 30 utility-billing calls and
    30 customer-service calls spread evenly over each suite, the two suites alternated over a few
    rounds after a warm-up round; CPU ms per call (median of rounds), and the share of a utility
    call's CPU spent inside the services backend (its `__init__`, `call` and `snapshot` wrapped
    with a CPU clock), with the state backend's share beside it.
-3. The one-off cost of building the seeded snapshot (`backends.utility.seed.build()`, median of a
-   few builds) and of its digest, which the backend computes once per process.
+3. The one-off cost of building the seeded snapshot (`backends.utility.seed.build()`: the first
+   build in a fresh interpreter, median of three, and later builds) and of its digest, which the
+   backend computes once per process.
 
 No timed assertion anywhere: figures are reported, never checked against a bound.
 """
@@ -44,8 +49,11 @@ import ctypes
 import ctypes.util
 import gc
 import json
+import os
 import platform
+import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,9 +62,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from callbench.backends import service as service_mod
 from callbench.backends.queue import build_backend
-from callbench.backends.service import ServiceBackend, database_digest
+from callbench.backends.service import ServiceBackend, database_digest, domain
 from callbench.backends.state import StateBackend
 from callbench.backends.utility import seed
 from callbench.call.trace import backend_events
@@ -159,20 +166,21 @@ def sides() -> tuple[Side, Side, dict[str, Any]]:
             "final_state_json_bytes": len(json.dumps(snap["final_state"])),
         }
         if isinstance(backend, ServiceBackend):
-            checks[side_name]["world_copied_per_call_json_bytes"] = len(
-                json.dumps(
-                    {n: list(c.iterdump()) for n, c in backend.databases.items()}, default=str
-                )
+            pristine = domain("utility_billing").snapshot()
+            checks[side_name]["world_copied_per_call_bytes"] = len(
+                "\n".join(line for c in pristine.values() for line in c.iterdump())
             )
             checks[side_name]["world_note"] = (
-                "both databases as SQL text (all 24 accounts), the copy a call gets"
+                "both seeded databases (all 24 accounts) as SQL text; each call copies them"
             )
             backend.close()
         else:
-            checks[side_name]["world_copied_per_call_json_bytes"] = len(
+            checks[side_name]["world_copied_per_call_bytes"] = len(
                 json.dumps(scenario.backend.initial)
             )
-            checks[side_name]["world_note"] = "the scenario's initial state as JSON"
+            checks[side_name]["world_note"] = (
+                "the scenario's initial state as JSON; deep-copied on every tool call"
+            )
     return (
         Side("services", open_service, SERVICE_CALLS),
         Side("state", open_state, state_calls),
@@ -205,6 +213,7 @@ def backend_alone(services: Side, state: Side, repeats: int) -> dict[str, Any]:
             "cpu_ms_tools": _ms(med["cpu_tools"]),
             "cpu_ms_per_tool_call": _ms(med["cpu_tools"] / tools),
             "cpu_ms_snapshot_and_close": _ms(med["cpu_end"]),
+            "wall_ms_min_per_call": _ms(min(s["wall_total"] for s in runs)),
             "wall_ms_p90_per_call": _ms(
                 statistics.quantiles([s["wall_total"] for s in runs], n=10)[-1]
             ),
@@ -238,8 +247,6 @@ def _rss_bytes() -> int | None:
         pages = int(Path("/proc/self/statm").read_text().split()[1])
     except (OSError, IndexError, ValueError):
         return None
-    import os
-
     return pages * os.sysconf("SC_PAGE_SIZE")
 
 
@@ -289,6 +296,7 @@ class BackendClock:
     def __init__(self, cls: type):
         self.cls = cls
         self.seconds = {"open": 0.0, "call": 0.0, "snapshot": 0.0}
+        self.tool_calls = 0
         self.originals = {m: getattr(cls, m) for m in ("__init__", "call", "snapshot")}
 
     def __enter__(self) -> BackendClock:
@@ -304,6 +312,7 @@ class BackendClock:
             c0 = time.process_time()
             out = await call(obj, *a, **k)
             clock.seconds["call"] += time.process_time() - c0
+            clock.tool_calls += 1
             return out
 
         def timed_snapshot(obj: Any) -> Any:
@@ -340,6 +349,7 @@ def one_run(suite: Any, ids: tuple[str, ...], backend_cls: type, root: Path) -> 
     return {
         "cpu": c1 - c0,
         "wall": w1 - w0,
+        "tool_calls": clock.tool_calls,
         **{f"backend_{k}": v for k, v in clock.seconds.items()},
     }
 
@@ -374,6 +384,8 @@ def harness(calls: int, rounds: int) -> dict[str, Any]:
             "wall_ms_per_call": _ms(med["wall"] / n),
             "backend_cpu_ms_per_call": _ms(inside / n),
             "backend_call_cpu_ms_per_call": _ms(med["backend_call"] / n),
+            "tool_calls_per_call": round(med["tool_calls"] / n, 1),
+            "backend_cpu_ms_per_tool_call": _ms(med["backend_call"] / med["tool_calls"]),
             "share_in_backend_call": round(med["backend_call"] / med["cpu"], 3),
             "share_in_backend_all": round(inside / med["cpu"], 3),
         }
@@ -384,7 +396,28 @@ def harness(calls: int, rounds: int) -> dict[str, Any]:
 
 
 # --- 3. the snapshot, once per process ----------------------------------------------------------
+COLD = """
+import time
+from callbench.backends.service import database_digest
+from callbench.backends.utility import seed
+c0 = time.process_time()
+dbs = seed.build()
+c1 = time.process_time()
+database_digest(dbs)
+c2 = time.process_time()
+print(c1 - c0, c2 - c1)
+"""
+
+
 def snapshot_build(repeats: int) -> dict[str, Any]:
+    """The first build in a fresh interpreter (reading the manifest, the usage model's weather
+    series: what a run pays once), and later builds in this process (those inputs cached)."""
+    cold = []
+    for _ in range(3):
+        done = subprocess.run(
+            [sys.executable, "-c", COLD], capture_output=True, text=True, check=True
+        )
+        cold.append(tuple(float(x) for x in done.stdout.split()))
     builds, digests = [], []
     for _ in range(repeats):
         c0 = time.process_time()
@@ -394,21 +427,21 @@ def snapshot_build(repeats: int) -> dict[str, Any]:
         c2 = time.process_time()
         builds.append(c1 - c0)
         digests.append(c2 - c1)
-        rows = {
-            name: sum(
-                conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-                for (t,) in conn.execute(
-                    "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
-                ).fetchall()
-            )
-            for name, conn in dbs.items()
-        }
-        for conn in dbs.values():
-            conn.close()
+    rows = {
+        name: sum(
+            conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+            for (t,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+            ).fetchall()
+        )
+        for name, conn in dbs.items()
+    }
     return {
+        "cpu_ms_first_build_fresh_process": _ms(statistics.median(c[0] for c in cold)),
+        "cpu_ms_digest_fresh_process": _ms(statistics.median(c[1] for c in cold)),
+        "cpu_ms_later_build": _ms(statistics.median(builds)),
+        "cpu_ms_later_digest": _ms(statistics.median(digests)),
         "repeats": repeats,
-        "cpu_ms_seed_build": _ms(statistics.median(builds)),
-        "cpu_ms_digest": _ms(statistics.median(digests)),
         "rows": rows,
     }
 
@@ -451,8 +484,9 @@ def table(result: dict[str, Any]) -> str:
             f"{r['share_in_backend_call']:>12.1%} {r['share_in_backend_all']:>11.1%}"
         )
     lines.append(
-        f"seeded snapshot, once per process: build {s['cpu_ms_seed_build']:.1f} ms CPU, "
-        f"digest {s['cpu_ms_digest']:.1f} ms CPU"
+        f"seeded snapshot, once per process: build {s['cpu_ms_first_build_fresh_process']:.1f} "
+        f"ms CPU (later builds {s['cpu_ms_later_build']:.1f}), digest "
+        f"{s['cpu_ms_digest_fresh_process']:.1f} ms CPU"
     )
     return "\n".join(lines)
 
@@ -462,7 +496,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--repeats", type=int, default=300, help="backend-alone calls per kind")
     parser.add_argument("--open", type=int, default=200, help="backends open at once (memory)")
     parser.add_argument("--calls", type=int, default=30, help="calls per suite in the harness")
-    parser.add_argument("--rounds", type=int, default=3, help="harness rounds per suite")
+    parser.add_argument("--rounds", type=int, default=5, help="harness rounds per suite")
     parser.add_argument("--out", type=Path, default=RESULTS / "services.json")
     args = parser.parse_args(argv)
     services, state, worlds = sides()
@@ -477,7 +511,7 @@ def main(argv: list[str] | None = None) -> dict:
         "snapshot": snapshot_build(5),
         "environment": {
             "python": platform.python_version(),
-            "sqlite": service_mod.sqlite3.sqlite_version,
+            "sqlite": sqlite3.sqlite_version,
             "machine": platform.machine(),
             "note": "a shared 2-core machine: compare the ratios, not the absolute figures",
         },

@@ -6,7 +6,7 @@ benchmarks/results/services.json:
 1. Backend alone, per call, the two kinds interleaved (ABAB..., the order flipped every repeat, so
    drift and the neighbours' load on a shared machine fall on both alike):
    - services: open a `ServiceBackend` on `utility_billing` (in-memory copy of the seeded snapshot
-     through the backup API, the ledger's temporary triggers, the session), play a fixed call of
+     with the ledger's triggers, through the backup API, and the session), play a fixed call of
      eight tool calls on the account in arrears 3287895358 (verify_caller, get_account,
      get_payment_arrangement, quote_payment_arrangement, create_payment_arrangement, make_payment,
      set_paperless_billing, end_call), then `snapshot()` and `close()`;

@@ -5,10 +5,12 @@ process; every call gets its own in-memory copy of that snapshot through SQLite'
 call's writes reach another, and a frozen clock, so due dates and arrears read the same on every
 attempt. The services enforce their own rules in their own code; this module only keeps the books:
 
-- every row a tool call inserts, changes or deletes is caught by temporary SQLite triggers and
-  written to the ledger the state graders already read (`append` for an inserted row at
-  `<db>.<table>`, `set` per changed column at `<db>.<table>.<key>.<column>`, `delete`), with the
-  ordinal of the backend call that made it, so no write can slip past the grader;
+- every row a tool call inserts, changes or deletes is caught by SQLite triggers and written to
+  the ledger the state graders already read (`append` for an inserted row at `<db>.<table>`, `set`
+  per changed column at `<db>.<table>.<key>.<column>`, `delete`), with the ordinal of the backend
+  call that made it, so no write can slip past the grader (the triggers and their change table
+  live in a private copy of the snapshot made once per process, which every call's copy is taken
+  from: the domain's own snapshot and its digest stay untouched);
 - a tool call is a savepoint: a refusal (`Refused`) rolls back everything the call wrote;
 - `replay` feeds a stored trace's calls to a fresh copy and names every difference.
 
@@ -84,6 +86,10 @@ def domain(name: str) -> Domain:
 
 
 _CHANGES = "_callbench_changes"
+_TABLES = (
+    f"SELECT name FROM main.sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' "
+    f"AND name != '{_CHANGES}'"
+)
 
 
 def _key_column(conn: sqlite3.Connection, table: str) -> str:
@@ -94,19 +100,13 @@ def _key_column(conn: sqlite3.Connection, table: str) -> str:
 
 
 def _capture(conn: sqlite3.Connection, db: str) -> None:
-    """Temporary triggers that copy every row change into a temporary table (the snapshot's own
-    schema stays untouched)."""
+    """Triggers that copy every row change of the domain's tables into a change table."""
+    conn.execute("BEGIN")
     conn.execute(
-        f"CREATE TEMP TABLE {_CHANGES} (seq INTEGER PRIMARY KEY, db TEXT, tbl TEXT, op TEXT, "
+        f"CREATE TABLE {_CHANGES} (seq INTEGER PRIMARY KEY, db TEXT, tbl TEXT, op TEXT, "
         "old TEXT, new TEXT)"
     )
-    tables = [
-        r[0]
-        for r in conn.execute(
-            "SELECT name FROM main.sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
-        )
-    ]
-    for t in tables:
+    for (t,) in conn.execute(_TABLES).fetchall():
         cols = [r[1] for r in conn.execute(f"PRAGMA table_info({t})")]
         _key_column(conn, t)
 
@@ -119,10 +119,41 @@ def _capture(conn: sqlite3.Connection, db: str) -> None:
             ("DELETE", row("OLD"), "NULL"),
         ):
             conn.execute(
-                f"CREATE TEMP TRIGGER _cb_{op.lower()}_{t} AFTER {op} ON main.{t} BEGIN "
+                f"CREATE TRIGGER _cb_{op.lower()}_{t} AFTER {op} ON {t} BEGIN "
                 f"INSERT INTO {_CHANGES}(db, tbl, op, old, new) VALUES "
                 f"('{db}', '{t}', '{op.lower()}', {old}, {new}); END"
             )
+    conn.execute("COMMIT")
+
+
+@dataclass
+class _Template:
+    databases: dict[str, sqlite3.Connection]
+    keys: dict[tuple[str, str], str]
+    digest: str
+
+
+_templates: dict[str, _Template] = {}
+
+
+def _template(name: str, source: dict[str, sqlite3.Connection]) -> _Template:
+    """The domain's snapshot with the ledger's triggers and change table installed, made once per
+    process; every call copies it, triggers and all, through the backup API. Creating the ~40
+    triggers on every call's copy instead was most of the cost of opening a call (measured by
+    benchmarks/bench_services.py). The snapshot the domain built stays untouched, and its digest
+    is the call's `initial_sha256`."""
+    if name not in _templates:
+        digest_ = database_digest(source)
+        databases = copy_snapshot(source)
+        for db, conn in databases.items():
+            _capture(conn, db)
+        keys = {
+            (db, t): _key_column(conn, t)
+            for db, conn in databases.items()
+            for (t,) in conn.execute(_TABLES).fetchall()
+        }
+        _templates[name] = _Template(databases, keys, digest_)
+    return _templates[name]
 
 
 def copy_snapshot(source: dict[str, sqlite3.Connection]) -> dict[str, sqlite3.Connection]:
@@ -136,9 +167,6 @@ def copy_snapshot(source: dict[str, sqlite3.Connection]) -> dict[str, sqlite3.Co
 
 def database_digest(databases: Mapping[str, sqlite3.Connection]) -> str:
     return digest({n: list(c.iterdump()) for n, c in sorted(databases.items())})
-
-
-_snapshot_digests: dict[str, str] = {}
 
 
 @dataclass
@@ -161,21 +189,10 @@ class ServiceBackend:
             n: Draft202012Validator(s) for n, s in (self.schemas or {}).items() if s is not None
         }
         self.domain = domain(self.spec.domain)
-        source = self.domain.snapshot()
-        if self.spec.domain not in _snapshot_digests:
-            _snapshot_digests[self.spec.domain] = database_digest(source)
-        self.initial_sha256 = _snapshot_digests[self.spec.domain]
-        self.databases = copy_snapshot(source)
-        for name, conn in self.databases.items():
-            _capture(conn, name)
-        self.keys = {
-            (db, t): _key_column(conn, t)
-            for db, conn in self.databases.items()
-            for (t,) in conn.execute(
-                "SELECT name FROM main.sqlite_master WHERE type='table' "
-                "AND name NOT LIKE 'sqlite_%'"
-            )
-        }
+        template = _template(self.spec.domain, self.domain.snapshot())
+        self.initial_sha256 = template.digest
+        self.databases = copy_snapshot(template.databases)
+        self.keys = template.keys
         self.scope = make_scope(self.knows, self.spec.hidden)
         options = {k: _fill(v, self.scope) for k, v in self.spec.options.items()}
         self.session = self.domain.open(self.databases, options, self.spec.clock or self.domain.now)

@@ -122,6 +122,11 @@ class Scorecard(BaseModel):
         default=False,
         description="all deterministic items met, whatever the outcome (to count excluded passes)",
     )
+    transferred: bool | None = Field(
+        default=None,
+        description="the call ended on a successful call-ending tool named transfer* (handed to "
+        "a person); None on a scorecard written before the field",
+    )
 
     @property
     def cutoff_passed(self) -> bool:
@@ -376,6 +381,25 @@ def _card(
         tool_calls=len(trace.tool_events),
         caller_satisfied=_caller_satisfied(trace, scenario),
         completed_call=bool(deterministic) and all(i.r == 1.0 for i in deterministic),
+        transferred=transferred(trace),
+    )
+
+
+TRANSFER_PREFIX = "transfer"
+"""A call-ending tool whose name starts with this hands the call to a person (transfer_to_human)."""
+
+
+def is_transfer_tool(name: str) -> bool:
+    return name.startswith(TRANSFER_PREFIX)
+
+
+def transferred(trace: Trace) -> bool:
+    """Whether a call-ending transfer tool ended the call: the tool was offered as call-ending, was
+    called, and its result met its success condition. Saying "I'll transfer you" is not a
+    transfer, and neither is a transfer tool the world refused (the call went on)."""
+    return any(
+        e.known_tool and e.ends_call_tool and e.ended_call and is_transfer_tool(e.name)
+        for e in trace.tool_events
     )
 
 

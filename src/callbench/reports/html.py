@@ -43,6 +43,7 @@ from ..errors import TraceError
 from ..layout import REPORT, SCORECARDS, TRACES
 from .html_format import esc
 from .html_plots import forest_plot, tradeoff_plots
+from .html_requests import requests_and_transfers
 from .html_tables import (
     comparisons,
     diagnostics_table,
@@ -233,6 +234,7 @@ SECTIONS = [
     ("forest", "Scores with intervals", forest_plot),
     ("comparisons", "Paired comparisons", comparisons),
     ("slices", "Scores by slice", slices),
+    ("requests", "Completion by requests; transfers", requests_and_transfers),
     ("scenarios", "Scores by scenario", per_scenario),
     ("tradeoffs", "Completion vs cost and latency", tradeoff_plots),
     ("exclusions", "Exclusions", exclusions),

@@ -130,6 +130,23 @@ class CutoffCompletion(Completion):
     rule: str
 
 
+class TransferRate(Section):
+    """Calls a transfer tool ended, of the completed calls whose scorecard says (schema 4)."""
+
+    transferred: int
+    of: int
+    rate: float | None
+    wilson: tuple[float, float]
+
+
+class Transfers(Section):
+    """How often a candidate handed the call to a person (reports/slices_requests.py)."""
+
+    tools: list[str] = Field(description="the suite's call-ending tools named transfer*")
+    all: TransferRate
+    by_persona: dict[str, TransferRate]
+
+
 class ExclusionCount(Section):
     count: int
     passes: int
@@ -222,6 +239,16 @@ class CandidateRow(Section):
     per_scenario: dict[str, ScenarioRow]
     intervals: Intervals | None = None
     pass_k: dict[str, float | None] | None = None
+    completion_by_requests: dict[str, Completion] | None = Field(
+        default=None,
+        description="completion by the number of requests in the call (requests-N tags), keyed "
+        "by N; None when the suite tags no call so",
+    )
+    transfers: Transfers | None = Field(
+        default=None,
+        description="transfer rate overall and by persona; None when no agent of the suite has a "
+        "call-ending transfer tool or no scorecard records transfers",
+    )
 
     def interval(self, pillar: Pillar) -> Interval | None:
         return getattr(self.intervals, pillar) if self.intervals else None

@@ -31,6 +31,7 @@ from .model import (
     SuiteRef,
     as_report,
 )
+from .slices_requests import add_request_slices
 from .statistics import comparisons, intervals, pass_hat, ranking, slices
 from .summary import COVERAGE_FLOOR, candidate_summary
 
@@ -50,9 +51,10 @@ class RunConfig(Protocol):
 
 __all__ = ["Report", "build_report", "code_version", "make_report", "manifest", "write_report"]
 
-REPORT_SCHEMA_VERSION = 3
+REPORT_SCHEMA_VERSION = 4
 """3: scoring modes (guards by default, the reference formula on request), guard summaries,
-completion at the provisional cutoff, and the gameability figure."""
+completion at the provisional cutoff, and the gameability figure. 4: per candidate, completion by
+the number of requests (requests-N tags) and the transfer rate by persona."""
 SCORING_NOTE = {
     "guards": "guards: a kept rule (forbidden action, gate, 'never say', no-write, obligation) "
     "enters neither side of "
@@ -120,6 +122,7 @@ def make_report(
         row.intervals = intervals(group, run_id, name, samples)
         row.pass_k = pass_hat(group)
         candidates[name] = row
+    add_request_slices(candidates, by_candidate, suite)
     order = ranking(candidates)
     return Report(
         schema_version=REPORT_SCHEMA_VERSION,

@@ -7,6 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from .model import Report, as_report
+from .slices_requests import request_lines
 
 
 def _fmt(value: float | None) -> str:
@@ -56,5 +57,6 @@ def summary_table(report: Report | dict[str, Any]) -> Table:
             f"against noop {game.noop:.1f} on the task pillar (a script with no model should "
             "earn nothing)"
         )
+    caption += request_lines(report.candidates)
     table.caption = "\n".join(caption)
     return table

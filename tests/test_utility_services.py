@@ -98,8 +98,7 @@ def test_two_calls_on_one_account_see_nothing_of_each_other():
     assert call(fresh, "get_account")["account"]["paperless_billing"] is False
     assert paid_one["payment_id"] not in str(call(fresh, "get_payment_history"))
     assert fresh.snapshot()["ledger"] == []
-    assert one.initial_sha256 == two.initial_sha256 == fresh.initial_sha256
-    assert snap_one["initial_sha256"] == fresh.snapshot()["initial_sha256"]
+    assert snap_one["initial_sha256"] == two.initial_sha256 == fresh.snapshot()["initial_sha256"]
     # the shared snapshot itself is untouched
     source = domain("utility_billing").snapshot()["billing"]
     mine = "SELECT COUNT(*) FROM payments WHERE payment_id = ?", (paid_one["payment_id"],)
@@ -133,8 +132,7 @@ def test_every_write_is_stamped_with_the_frozen_clock(clock, today):
 
 
 def test_the_run_date_the_backend_is_handed_is_not_its_clock():
-    """build_backend passes the run's date (date references of state scenarios); the services
-    keep the snapshot's frozen clock."""
+    """build_backend passes the run's date; the services keep the snapshot's frozen clock."""
     backend = ServiceBackend(spec(CURRENT), {}, schemas(), today=dt.date(2030, 1, 2))
     call(backend, "verify_caller", **identity(CURRENT))
     call(backend, "make_payment", amount=1, card_last4=card(CURRENT))
@@ -151,8 +149,7 @@ def test_the_clock_moves_the_transfer_boundary():
 
 # --- verification ---------------------------------------------------------------------------------
 def test_every_account_tool_refuses_before_verification():
-    """Each of the fourteen account tools, called with valid arguments (the first card on file,
-    an amount well under the balance)."""
+    """Each of the fourteen account tools, called with arguments its schema accepts."""
     sample = {"string": "3337", "integer": 3, "number": 1.0, "boolean": False}
     tools = {
         n: {k: sample[s["properties"][k]["type"]] for k in s.get("required", [])}
@@ -336,14 +333,10 @@ def test_the_loan_engine_refuses_a_future_dated_repayment():
 
 
 # --- arrangements ---------------------------------------------------------------------------------
-def test_create_needs_a_quote():
+def test_quote_then_create_moves_the_past_due_bills_into_the_loan():
     backend = world(BILLS_2_3_UNPAID_150)
     assert answer(backend, "create_payment_arrangement", quote_id="q_001") == "no_such_quote"
     assert backend.ledger == []
-
-
-def test_quote_then_create_moves_the_past_due_bills_into_the_loan():
-    backend = world(BILLS_2_3_UNPAID_150)
     account = call(backend, "get_account")["account"]
     quote = call(backend, "quote_payment_arrangement", months=12)
     assert quote["kind"] == "new_arrangement" and quote["down_payment_today"] == 0.0
@@ -445,6 +438,15 @@ def test_a_change_quote_reschedules_and_never_below_what_is_paid():
     with pytest.raises(ServiceRule) as refused:
         backend.session.loans.reschedule(loan, 6, 5000, 5000)
     assert refused.value.reason == "below_paid"
+
+
+def test_a_change_quote_outdated_by_a_repayment_changes_nothing():
+    backend = world(OVERDUE_INSTALMENT)
+    quote = call(backend, "quote_payment_arrangement", months=30)
+    call(backend, "make_payment", amount=39, card_last4="3597", toward="arrangement")
+    written = len(backend.ledger)
+    stale = answer(backend, "modify_payment_arrangement", quote_id=quote["quote_id"])
+    assert stale == "schedule_mismatch" and len(backend.ledger) == written
 
 
 # --- extensions and paperless ---------------------------------------------------------------------

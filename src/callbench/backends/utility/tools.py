@@ -445,6 +445,12 @@ class UtilitySession:
     ) -> dict[str, Any]:
         a = self._acct()
         q = self._quoted(quote_id, "new")
+        # a payment since the quote changed what is past due: the loan would finance money
+        # already paid (or, below $50, no arrangement may be due at all)
+        if self.billing.past_due(a)[0] != cents(q.principal):
+            raise ServiceRule(
+                "quote_outdated", "the past-due amount changed since the quote; quote again"
+            )
         down = cents(q.down_payment)
         payment = None
         if down:

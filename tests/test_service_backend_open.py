@@ -117,3 +117,25 @@ def test_a_later_call_starts_from_the_seed_after_a_closed_one():
     assert ok(second, "get_account")["account"]["balance"] == pytest.approx(balance_after + 40.0)
     assert second.snapshot()["ledger"] == []
     second.close()
+
+
+def test_a_type_error_inside_a_tool_is_callbench_s_bug_and_is_not_blamed_on_the_model(
+    monkeypatch,
+):
+    """An argument a tool does not take is refused as the model's error; a TypeError raised inside
+    a tool is a bug in callbench and crashes the call with its traceback."""
+    from callbench.backends.utility.tools import UtilitySession
+
+    backend = ServiceBackend(
+        ServiceBackendSpec(kind="service", domain="utility_billing", options={}), {}
+    )
+    backend.session.account = backend.session.about or "7341475610"
+    refused = backend.handle("get_supplier_info", {"account_number": "7341475610"})
+    assert refused.result["reason"] == "invalid_arguments"
+
+    def broken(self):
+        raise TypeError("a bug inside the tool")
+
+    monkeypatch.setattr(UtilitySession, "tool_get_supplier_info", broken)
+    with pytest.raises(TypeError, match="a bug inside the tool"):
+        backend.handle("get_supplier_info", {})

@@ -11,6 +11,7 @@ from `policy`, the same module the task generator computes expected results with
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import re
 import sqlite3
 from collections.abc import Mapping
@@ -74,15 +75,17 @@ class UtilitySession:
             }
         if self.account is None:
             raise _refuse("not_verified", "verify the caller before using account tools")
-        try:
+        try:  # an argument the tool does not take is the model's error, refused before the tool
+            inspect.signature(tool).bind(**arguments)
+        except TypeError as exc:
+            raise _refuse("invalid_arguments", str(exc)) from None
+        try:  # a TypeError inside a tool is callbench's bug and crashes the run
             return dict(tool(**arguments))
         except ServiceRule as rule:
             status = "declined" if rule.reason == "card_declined" else "refused"
             raise Refused(
                 {"status": status, "reason": rule.reason, "message": rule.message}
             ) from None
-        except TypeError as exc:  # an argument the tool does not take
-            raise _refuse("invalid_arguments", str(exc).split(") ", 1)[-1]) from None
 
     # --- verification ----------------------------------------------------------------------------
     def verify_caller(
@@ -476,9 +479,10 @@ class UtilitySession:
 
     def tool_modify_payment_arrangement(self, quote_id: str) -> dict[str, Any]:
         q = self._quoted(quote_id, "change")
-        made = self.quotes.pop(str(quote_id))
+        made = self.quotes[str(quote_id)]
         total = made["paid"] + q.months
         self.loans.reschedule(made["loan_id"], total, cents(q.instalment), cents(q.last_instalment))
+        self.quotes.pop(str(quote_id))  # used up only once the engine accepted the change
         return {
             "status": "modified",
             "arrangement_id": made["loan_id"],

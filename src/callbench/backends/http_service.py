@@ -57,6 +57,7 @@ import httpx2  # the HTTP client the OpenAI SDK depends on (models/openai_compat
 from ..call.types import ToolOutcome
 from ..errors import InfrastructureError
 from ..spec import HttpBackendSpec, make_scope, resolve
+from .arguments import UNREADABLE, schema_refusal, schema_validators
 from .state import digest
 
 WRITE_OPS = ("append", "set", "merge", "increment", "delete")
@@ -92,12 +93,8 @@ class HttpServiceBackend:
         schemas: Mapping[str, Any] | None = None,
         today: dt.date | None = None,
     ):
-        from jsonschema import Draft202012Validator
-
         self.spec = spec
-        self.validators = {
-            n: Draft202012Validator(s) for n, s in (schemas or {}).items() if s is not None
-        }
+        self.validators = schema_validators(schemas)
         self.scope = make_scope(knows, spec.hidden)
         self.options = {k: resolve(v, self.scope) for k, v in spec.options.items()}
         self.base = spec.url.rstrip("/")
@@ -239,30 +236,10 @@ class HttpServiceBackend:
         index = self.calls
         self.calls += 1
         if arguments is None:
-            return ToolOutcome(
-                result={
-                    "status": "error",
-                    "reason": "invalid_arguments",
-                    "retryable": True,
-                    "message": "the arguments could not be read as a JSON object",
-                },
-                source="invalid_arguments",
-            )
-        validator = self.validators.get(name)
-        if validator is not None:
-            errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-            if errors:
-                return ToolOutcome(
-                    result={
-                        "status": "refused",
-                        "reason": "invalid_arguments",
-                        "errors": [
-                            f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
-                            for e in errors[:3]
-                        ],
-                    },
-                    source="invalid_arguments",
-                )
+            return UNREADABLE
+        refusal = schema_refusal(self.validators.get(name), arguments)
+        if refusal is not None:
+            return refusal
         call_id = await self._open()
         path = f"/calls/{quote(call_id, safe='')}/tools/{quote(name, safe='')}"
         status, answer = await self._request("POST", path, arguments)

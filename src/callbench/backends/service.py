@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from ..call.trace import Trace, backend_events
 from ..call.types import ToolOutcome
 from ..spec import ServiceBackendSpec, make_scope
+from .arguments import UNREADABLE, schema_refusal, schema_validators
 from .state import ReplayReport, canonical, digest
 
 
@@ -183,11 +184,7 @@ class ServiceBackend:
     calls: int = 0
 
     def __post_init__(self) -> None:
-        from jsonschema import Draft202012Validator
-
-        self.validators = {
-            n: Draft202012Validator(s) for n, s in (self.schemas or {}).items() if s is not None
-        }
+        self.validators = schema_validators(self.schemas)
         self.domain = domain(self.spec.domain)
         template = _template(self.spec.domain, self.domain.snapshot())
         self.initial_sha256 = template.digest
@@ -204,30 +201,10 @@ class ServiceBackend:
         index = self.calls
         self.calls += 1
         if arguments is None:
-            return ToolOutcome(
-                result={
-                    "status": "error",
-                    "reason": "invalid_arguments",
-                    "retryable": True,
-                    "message": "the arguments could not be read as a JSON object",
-                },
-                source="invalid_arguments",
-            )
-        validator = self.validators.get(name)
-        if validator is not None:
-            errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-            if errors:
-                return ToolOutcome(
-                    result={
-                        "status": "refused",
-                        "reason": "invalid_arguments",
-                        "errors": [
-                            f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
-                            for e in errors[:3]
-                        ],
-                    },
-                    source="invalid_arguments",
-                )
+            return UNREADABLE
+        refusal = schema_refusal(self.validators.get(name), arguments)
+        if refusal is not None:
+            return refusal
         for conn in self.databases.values():
             conn.execute("SAVEPOINT tool_call")
         try:

@@ -50,6 +50,7 @@ from ..spec.state import (
     split_path,
 )
 from ..spec.templates import lookup
+from .arguments import schema_refusal, schema_validators
 
 FAILURE_MESSAGES = {
     "timeout": "the request timed out",
@@ -174,11 +175,7 @@ class StateBackend:
         world,
         as a real service would refuse it. `today`: the call's date, for `{date:N}` references."""
         self.today = today
-        from jsonschema import Draft202012Validator
-
-        self.validators = {
-            name: Draft202012Validator(schema) for name, schema in (schemas or {}).items()
-        }
+        self.validators = schema_validators(schemas)
         self.spec = spec
         self.scope = make_scope(knows, spec.hidden)
         self.state: dict[str, Any] = interpolate(
@@ -227,22 +224,10 @@ class StateBackend:
                 source="unavailable",
             )
         arguments = {**tool.defaults, **arguments}
-        validator = self.validators.get(name)
-        if validator is not None:
-            errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-            if errors:
-                self.refused[name] += 1
-                return ToolOutcome(
-                    result={
-                        "status": "refused",
-                        "reason": "invalid_arguments",
-                        "errors": [
-                            f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
-                            for e in errors[:3]
-                        ],
-                    },
-                    source="invalid_arguments",
-                )
+        refusal = schema_refusal(self.validators.get(name), arguments)
+        if refusal is not None:
+            self.refused[name] += 1
+            return refusal
         if tool.lock_after is not None and self.refused[name] >= tool.lock_after:
             return ToolOutcome(
                 result={

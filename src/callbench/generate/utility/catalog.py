@@ -10,6 +10,7 @@ from decimal import Decimal
 from ...backends.utility import policy
 from . import kinds as k
 from . import kinds_more as m
+from . import kinds_plans as pl
 from .facts import TODAY, Facts
 from .parts import Part
 
@@ -87,14 +88,14 @@ KINDS: dict[str, Kind] = {
             "the longest payment arrangement",
             "arrangement",
             _eligible,
-            k.plan_longest,
+            pl.plan_longest,
         ),
         Kind(
             "plan_months",
             "an arrangement longer than the cap",
             "arrangement",
             lambda f: _eligible(f) and f.cap() < k.OVER_CAP_ASK,
-            k.plan_months,
+            pl.plan_months,
         ),
         Kind(
             "plan_small",
@@ -106,7 +107,7 @@ KINDS: dict[str, Kind] = {
                 and f.balance() > 0
                 and f.past_due()[0] < policy.MIN_ARREARS
             ),
-            k.plan_small,
+            pl.plan_small,
             refusal=True,
         ),
         Kind(
@@ -114,21 +115,21 @@ KINDS: dict[str, Kind] = {
             "whether the arrangement is up to date",
             "arrangement",
             lambda f: f.loan is not None,
-            k.plan_status,
+            pl.plan_status,
         ),
         Kind(
             "pay_overdue",
             "pay an overdue instalment",
             "arrangement",
             lambda f: f.loan is not None and bool(f.loan.overdue()) and f.good_card() is not None,
-            k.pay_overdue,
+            pl.pay_overdue,
         ),
         Kind(
             "plan_change",
             "stretch an arrangement to the cap",
             "arrangement",
             _can_stretch,
-            k.plan_change,
+            pl.plan_change,
         ),
         Kind(
             "extension",

@@ -9,7 +9,8 @@ from typing import NoReturn
 
 import typer
 
-from .cli_generate import generate_app
+from .cli_generate import generate_app, import_app
+from .cli_suites import register_suite_tools
 
 app = typer.Typer(
     add_completion=False,
@@ -482,43 +483,10 @@ def export(
         store.close()
 
 
-import_app = typer.Typer(
-    no_args_is_help=True, help="Convert scenarios from other benchmarks into a callbench suite."
-)
 app.add_typer(import_app, name="import")
 app.add_typer(generate_app, name="generate")
-
-
-@import_app.command("openvoicecs")
-def import_openvoicecs(
-    file: Path = typer.Argument(
-        ..., help="OpenVoiceCS scenarios JSON (a list, or an object with 'scenarios')"
-    ),
-    out_dir: Path = typer.Argument(..., help="folder to write the suite into"),
-) -> None:
-    """Convert OpenVoiceCS-Bench scenarios into a state-backend suite; what cannot be converted is
-    listed per scenario."""
-    from .importers import ImportFormatError, convert_openvoicecs
-
-    try:
-        report = convert_openvoicecs(file, out_dir)
-    except ImportFormatError as exc:
-        _fail(str(exc))
-    for s in report.scenarios:
-        typer.echo(
-            f"{s.id}: {'SKIPPED' if s.skipped else 'converted'} - {len(s.converted)} converted, "
-            f"{len(s.approximated)} approximated, {len(s.dropped)} dropped"
-        )
-    typer.echo(
-        f"{report.converted_count} of {len(report.scenarios)} scenarios -> {out_dir} "
-        f"({len(report.agents)} agents); report: {Path(out_dir) / 'CONVERSION.md'}"
-    )
-    if report.unsayable:
-        typer.echo(
-            f"{len(report.unsayable)} scenario(s) need an argument value no one ever says (listed "
-            "in "
-            f"CONVERSION.md): no agent can be expected to pass them as converted"
-        )
+for _register in (register_suite_tools,):  # commands that check, seal and audit suites
+    _register(app)
 
 
 @app.command()

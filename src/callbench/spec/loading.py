@@ -119,6 +119,19 @@ def suite_hash(root: Path) -> str:
     return _digest(root, bundle_files(root, confined=False)[0])
 
 
+def suite_hash_without_manifest(root: Path) -> str:
+    """The suite's hash leaving out its generation manifest (which records this hash)."""
+    from .generation import MANIFEST_FILE
+
+    root = Path(root)
+    files = [
+        p
+        for p in bundle_files(root, confined=False)[0]
+        if p.relative_to(root).as_posix() != MANIFEST_FILE
+    ]
+    return _digest(root, files)
+
+
 def _digest(root: Path, files: list[Path]) -> str:
     digest = hashlib.sha256()
     for path in sorted(files, key=lambda p: p.relative_to(root).as_posix()):

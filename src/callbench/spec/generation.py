@@ -11,6 +11,8 @@ manifest does not change what it vouches for.
 from __future__ import annotations
 
 import datetime as dt
+import json
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
@@ -61,4 +63,29 @@ class GenerationManifest(SpecModel):
     )
 
 
-__all__ = ["MANIFEST_FILE", "GenerationManifest", "ManifestScenario"]
+def manifest_path(root: Path) -> Path:
+    return Path(root) / MANIFEST_FILE
+
+
+def read_manifest(root: Path) -> GenerationManifest | None:
+    """The suite's generation manifest, or None when it has none; a manifest that does not parse
+    raises (pydantic's ValidationError, or ValueError for broken JSON)."""
+    path = manifest_path(root)
+    if not path.is_file():
+        return None
+    return GenerationManifest.model_validate_json(path.read_bytes())
+
+
+def manifest_json(manifest: GenerationManifest) -> str:
+    """The manifest as written to manifest.json (stable key order, one key per line)."""
+    return json.dumps(manifest.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
+
+
+__all__ = [
+    "MANIFEST_FILE",
+    "GenerationManifest",
+    "ManifestScenario",
+    "manifest_json",
+    "manifest_path",
+    "read_manifest",
+]

@@ -20,7 +20,12 @@ from callbench.generate.scenarios import (
     read_agent,
 )
 from callbench.models import ProviderServerError, ScriptedModel
-from callbench.spec.generation import GenerationManifest, manifest_json, read_manifest
+from callbench.spec.generation import (
+    GenerationManifest,
+    manifest_json,
+    manifest_mismatches,
+    read_manifest,
+)
 from callbench.spec.loading import suite_hash_without_manifest
 from callbench.suite_check import check_suite
 from callbench.suites import BUILTIN_ROOT
@@ -131,11 +136,14 @@ def test_manifest_round_trips_and_its_hashes_match_the_files(generated):
         )
     # an edited scenario no longer matches what the manifest vouches for
     first = out / manifest.scenarios[0].file
-    assert suite_hash_without_manifest(out) == manifest.suite_sha256
+    assert manifest_mismatches(out, manifest) == []
     original = first.read_bytes()
     try:
         first.write_bytes(original + b"# edited\n")
-        assert suite_hash_without_manifest(out) != manifest.suite_sha256
+        assert manifest_mismatches(out, manifest) == [
+            f"{manifest.scenarios[0].file}: changed since the manifest was written",
+            "suite_sha256: the suite's files changed since the manifest was written",
+        ]
     finally:
         first.write_bytes(original)
 

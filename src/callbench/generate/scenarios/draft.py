@@ -1,7 +1,7 @@
 """One draft from the model, read and put through the suite's own checks.
 
 A draft is accepted only by the checks a hand-written scenario must pass: the JSON object is
-written as the scenario YAML file, a staging copy of the output suite holding just that scenario is
+written as the scenario YAML file, a staging copy of the output suite with that scenario added is
 loaded and validated, and the oracle plays its reference (`check_suite`). Extra checks (the audit,
 when it is available) run on the same staging suite. Every problem is kept word for word, because
 the repair prompt shows the model exactly these lines.
@@ -111,8 +111,9 @@ def read_draft(text: str, need: Requirements) -> tuple[str, dict[str, Any]]:
 def check_draft(
     text: str, need: Requirements, suite_root: Path, extra: list[SuiteCheckFn]
 ) -> CheckedDraft:
-    """Read the answer and run every check on a staging copy of `suite_root` (its suite.yaml and
-    agents/, no scenarios) holding only this draft. Raises DraftRejected with every error."""
+    """Read the answer and run every check on a staging copy of `suite_root` (its suite.yaml,
+    agents/ and the scenarios accepted so far) with this draft added, so corpus checks (duplicates)
+    see the batch. Raises DraftRejected with every error."""
     sid, data = read_draft(text, need)
     body = HEADER + dump_yaml(data)
     with tempfile.TemporaryDirectory(prefix="callbench-draft-") as tmp:
@@ -120,8 +121,10 @@ def check_draft(
         staging.mkdir()
         shutil.copy2(suite_root / "suite.yaml", staging / "suite.yaml")
         shutil.copytree(suite_root / "agents", staging / "agents")
+        if (suite_root / "scenarios").is_dir():  # the accepted ones: corpus checks see them all
+            shutil.copytree(suite_root / "scenarios", staging / "scenarios")
         target = staging / "scenarios" / need.agent / f"{_safe(sid)}.yaml"
-        target.parent.mkdir(parents=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(body, encoding="utf-8")
         result = check_suite(staging)
         errors = [problem_line(p) for p in result.errors]

@@ -98,10 +98,16 @@ def test_the_draft_that_never_passed_is_kept_with_its_reasons(generated):
     assert rejected["attempts"] == 3
     assert (rejected["difficulty"], rejected["track"]) == ("medium", "routine")
     assert any("never reaches plan step" in r for r in rejected["reasons"])
+    first, second, third = rejected["by_attempt"]
+    assert first == third == rejected["reasons"]
+    assert second == [
+        "the answer holds no JSON object with the scenario's keys (caller, reference, ...)"
+    ]
     kept = json.loads((out / "rejected" / "draft-003.json").read_text(encoding="utf-8"))
     assert kept["id"] == "clinic-cancel-dermatology-school-run"
     beside = json.loads((out / "rejected" / "draft-003.reasons.json").read_text())
     assert beside["reasons"] == rejected["reasons"]
+    assert beside["by_attempt"] == rejected["by_attempt"]
     assert "rejected" in result.output and "never reaches plan step" in result.output
 
 

@@ -82,6 +82,8 @@ class Rejection:
     reasons: list[str]
     difficulty: str
     track: str | None
+    by_attempt: list[list[str]] = field(default_factory=list)
+    """every attempt's problems, in order (`reasons` is the last)"""
 
     def record(self) -> dict[str, Any]:
         return {
@@ -90,6 +92,7 @@ class Rejection:
             "difficulty": self.difficulty,
             "track": self.track,
             "reasons": self.reasons,
+            "by_attempt": self.by_attempt,
         }
 
 
@@ -203,9 +206,20 @@ async def generate_scenarios(
         ]
         tried: list[str] = []
 
-        def read(text: str, need: Requirements = need, tried: list[str] = tried) -> CheckedDraft:
+        history: list[list[str]] = []
+
+        def read(
+            text: str,
+            need: Requirements = need,
+            tried: list[str] = tried,
+            history: list[list[str]] = history,
+        ) -> CheckedDraft:
             tried.append(text)
-            return check_draft(text, need, out, extra)
+            try:
+                return check_draft(text, need, out, extra)
+            except DraftRejected as exc:
+                history.append(exc.problems)
+                raise
 
         try:
             answer = await ask_json(
@@ -218,14 +232,13 @@ async def generate_scenarios(
             )
         except JsonRejected as exc:
             requests += exc.cost.requests
-            rejected.append(
-                _reject(out, index, tried, exc.reason.splitlines(), difficulty, track, len(tried))
-            )
+            rejected.append(_reject(out, index, tried, history, difficulty, track, len(tried)))
             continue
         except (ProviderError, ContextOverflow) as exc:
             requests += len(tried) + 1
             reason = f"provider: {type(exc).__name__}: {exc}"
-            rejected.append(_reject(out, index, tried, [reason], difficulty, track, len(tried) + 1))
+            history.append([reason])
+            rejected.append(_reject(out, index, tried, history, difficulty, track, len(tried) + 1))
             continue
         requests += answer.cost.requests
         draft = answer.value
@@ -271,23 +284,25 @@ def _reject(
     out: Path,
     index: int,
     tried: list[str],
-    reasons: list[str],
+    history: list[list[str]],
     difficulty: str,
     track: str | None,
     attempts: int,
 ) -> Rejection:
-    """Keep the last draft of a failed scenario in rejected/ with its reasons beside it."""
+    """Keep the last draft of a failed scenario in rejected/, with the reasons of every attempt
+    beside it (`reasons` are the last attempt's)."""
     folder = out / "rejected"
     folder.mkdir(exist_ok=True)
     name = f"draft-{index + 1:03d}"
     last = tried[-1] if tried else ""
     (folder / f"{name}.json").write_text(rejected_text(last) + "\n", encoding="utf-8")
-    reasons = [r.removeprefix("- ") for r in reasons]
+    record = {"attempts": attempts, "reasons": history[-1], "by_attempt": history}
     (folder / f"{name}.reasons.json").write_text(
-        json.dumps({"attempts": attempts, "reasons": reasons}, indent=1, ensure_ascii=False) + "\n",
-        encoding="utf-8",
+        json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
     )
-    return Rejection(index, f"rejected/{name}.json", attempts, reasons, difficulty, track)
+    return Rejection(
+        index, f"rejected/{name}.json", attempts, history[-1], difficulty, track, history
+    )
 
 
 __all__ = [

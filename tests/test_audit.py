@@ -107,8 +107,9 @@ def test_hidden_value_the_caller_knows_is_allowed(starter: Path) -> None:
 
 def test_pinned_argument_nobody_says(starter: Path) -> None:
     """The feeder code reaches the agent only through the consumer lookup: take it out of the
-    lookup's answer (and the later message that repeats it) and the emergency's pinned feeder_id
-    comes from nowhere, though the oracle, which reads the reference, still passes."""
+    lookup's answer and the emergency's pinned feeder_id comes from nowhere (the emergency tool's
+    own answer repeats it, too late), though the oracle, which reads the reference, still
+    passes."""
     assert audit_suite(starter).by_check("pinned_arguments") == []
     edit(
         starter,
@@ -116,7 +117,7 @@ def test_pinned_argument_nobody_says(starter: Path) -> None:
         'locality: "शिवाजी नगर, गली 3"\n          feeder_id: "${hidden.feeder_id}"\n',
         'locality: "शिवाजी नगर, गली 3"\n',
     )
-    edit(starter, FIRE, "फ़ीडर SJN-F12 बंद", "फ़ीडर बंद")
+    assert "फ़ीडर SJN-F12 बंद" in (starter / FIRE).read_text(encoding="utf-8")
     report = audit_suite(starter)
     found = report.by_check("pinned_arguments")
     assert [(f.level, f.file, f.path) for f in found] == [

@@ -36,16 +36,22 @@ def brief_text(sc: Scenario) -> str:
 
 
 def graded(sc: Scenario) -> str:
-    """What a scenario grades, as text: expected actions (tool, arguments, count), spoken and phrase
-    checks and the expected state, templates resolved, and every fact the caller knows replaced by
-    its name, so two scenarios that differ only in who calls (name, account number) read alike."""
+    """What a scenario grades, as text: every expected action, check, expected state and change,
+    gate, refusal and criterion (ordering anchors included), templates resolved, and every fact
+    the caller knows replaced by its name, so two scenarios that differ only in who calls (name,
+    account number) read alike."""
     scope = make_scope(sc.caller.knows, sc.backend.hidden)
-    parts = [
-        [(a.tool, _dump(a.args), a.count.model_dump()) for a in sc.expected_actions],
-        [(c.kind, c.value, c.must) for c in sc.spoken_checks],
-        [(p.terms, p.patterns, p.must) for p in sc.phrase_checks],
-        _dump(sc.expected_state.paths) if sc.expected_state else None,
-    ]
+    fields = (
+        "expected_actions",
+        "spoken_checks",
+        "phrase_checks",
+        "expected_state",
+        "expected_changes",
+        "refusal",
+        "gates",
+        "criteria",
+    )
+    parts: Any = sc.model_dump(mode="json", by_alias=True, include=set(fields))
     try:
         parts = resolve(parts, scope)
     except TemplateError:
@@ -56,10 +62,6 @@ def graded(sc: Scenario) -> str:
         if len(str(v)) >= 3:
             text = text.replace(str(v), f"<{k}>")
     return text
-
-
-def _dump(matchers: Any) -> Any:
-    return {k: m.model_dump(by_alias=True) for k, m in matchers.items()}
 
 
 def duplicates(suite: Suite) -> tuple[list[Finding], int]:

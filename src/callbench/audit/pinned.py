@@ -89,9 +89,6 @@ def pinned_arguments(suite: Suite, sid: str, trace: Trace, add: Add) -> int:
     spoken += [text for _, text in brief_texts(sc)]
     spoken += [m.text or "" for m in trace.messages if m.role == "caller"]
     caller = Haystack(spoken)
-    # a record's id is often its key (`lines: {L2: {...}}`): keys of results are returned too
-    tools = Haystack(str(k) for e in trace.tool_events for p, _ in leaves(e.result) for k in p)
-    tools.add(value_text(v) or "" for e in trace.tool_events for _, v in leaves(e.result))
     context = Haystack(value_text(v) or "" for _, v in leaves(sc.call_context))
     agent = suite.agents[sc.agent].definition
     given = Haystack([suite.agents[sc.agent].instructions])
@@ -99,7 +96,7 @@ def pinned_arguments(suite: Suite, sid: str, trace: Trace, add: Add) -> int:
         given.add([tool.description])
         for _, v in leaves(tool.parameters):
             given.add([value_text(v) or ""])
-    sources = (caller, tools, context, given)
+    fixed = (caller, context, given)
     scope = make_scope(sc.caller.knows, sc.backend.hidden)
     looked = 0
     for i, action in enumerate(sc.expected_actions):
@@ -112,6 +109,7 @@ def pinned_arguments(suite: Suite, sid: str, trace: Trace, add: Add) -> int:
                 value = resolve(matcher.eq, scope)
             except TemplateError:
                 continue  # validate's finding
+            sources = fixed + (_returned_before(trace, action.tool, name, value),)
             for path, leaf in leaves(value):
                 if value_text(leaf) is None:
                     continue  # a yes/no or a null is a decision, not a value someone says
@@ -121,11 +119,29 @@ def pinned_arguments(suite: Suite, sid: str, trace: Trace, add: Add) -> int:
                     add(
                         ("expected_actions", i, "args", name),
                         f"action '{action.id}' pins {action.tool}.{shown} = {leaf!r}, which the "
-                        "caller never says, no tool returns in the reference run, and neither "
-                        "the call context nor the agent's definition holds: no agent can be "
-                        "expected to produce it",
+                        "caller never says, no tool returns before it in the reference run, and "
+                        "neither the call context nor the agent's definition holds: no agent can "
+                        "be expected to produce it",
                     )
     return looked
+
+
+def _returned_before(trace: Trace, tool: str, name: str, value: Any) -> Haystack:
+    """What tools returned in the reference run before it first sent `value` as `name` to `tool`
+    (everything, when it never did): a value returned only afterwards came too late. A record's id
+    is often its key (`lines: {L2: {...}}`), so keys count as returned too."""
+    first = next(
+        (
+            e.index
+            for e in trace.tool_events
+            if e.name == tool and isinstance(e.arguments, dict) and e.arguments.get(name) == value
+        ),
+        None,
+    )
+    events = [e for e in trace.tool_events if first is None or e.index < first]
+    found = Haystack(str(k) for e in events for p, _ in leaves(e.result) for k in p)
+    found.add(value_text(v) or "" for e in events for _, v in leaves(e.result))
+    return found
 
 
 def _reaches(

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from callbench.audit import audit_suite
 from callbench.cli import app
 from callbench.generate.scenarios import (
     GenerateSettings,
@@ -87,6 +88,9 @@ def test_accepted_scenarios_pass_validate_and_the_oracle(generated):
     assert check.errors == []
     assert check.suite is not None and len(check.suite.scenarios) == 3
     assert "3 of 4 scenarios" in result.output and "1 rejected" in result.output
+    audit = audit_suite(out)  # and the audit, on the suite as written (rejected/ included)
+    assert audit.errors == [], [str(f) for f in audit.errors]
+    assert audit.checked["pinned_arguments"] > 0 and audit.checked["isolation"] > 0
 
 
 def test_the_draft_that_never_passed_is_kept_with_its_reasons(generated):
@@ -98,6 +102,7 @@ def test_the_draft_that_never_passed_is_kept_with_its_reasons(generated):
     assert rejected["attempts"] == 3
     assert (rejected["difficulty"], rejected["track"]) == ("medium", "routine")
     assert any("never reaches plan step" in r for r in rejected["reasons"])
+    assert any(r.startswith("[pinned_arguments]") for r in rejected["reasons"])  # the audit's
     first, second, third = rejected["by_attempt"]
     assert first == third == rejected["reasons"]
     assert second == [
@@ -133,6 +138,14 @@ def test_manifest_round_trips_and_its_hashes_match_the_files(generated):
         "clinic-reschedule-breathless-at-rest": 1,
     }
     assert [s.seed for s in manifest.scenarios] == [7, 8, 10]
+    assert manifest.audit["ok"] is True and manifest.audit["counts"]["errors"] == 0
+    assert manifest.audit["balance"]["difficulty"] == {"easy": 1, "medium": 1, "hard": 1}
+    assert {k: v.audit for k, v in by_id.items()} == {
+        "clinic-cancel-next-week-no-fee": "warnings",  # plan cues printed in the instructions
+        "clinic-sudden-headache-same-day": "warnings",
+        "clinic-reschedule-breathless-at-rest": "passed",
+    }
+    assert "[recital]" in by_id["clinic-sudden-headache-same-day"].notes
     for entry in manifest.scenarios:
         assert entry.sha256 == sha(out / entry.file)
         assert entry.origin == "generated" and entry.reviewer is None and entry.reviewed_on is None

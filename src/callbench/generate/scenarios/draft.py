@@ -2,9 +2,10 @@
 
 A draft is accepted only by the checks a hand-written scenario must pass: the JSON object is
 written as the scenario YAML file, a staging copy of the output suite with that scenario added is
-loaded and validated, and the oracle plays its reference (`check_suite`). Extra checks (the audit,
-when it is available) run on the same staging suite. Every problem is kept word for word, because
-the repair prompt shows the model exactly these lines.
+audited (`audit_suite`: everything `validate` checks, the oracle playing its reference, then the
+audit's own checks: caller isolation, pinned arguments, excerpts, caller lines, duplicates).
+Extra checks, when given, run on the same staging suite. Every problem is kept word for word,
+because the repair prompt shows the model exactly these lines.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from typing import Any
 
 import yaml
 
+from ...audit import Finding, audit_suite
 from ...errors import Problem
 from ...jsontext import find_json_object
-from ...suite_check import check_suite
 
 SuiteCheckFn = Callable[[Path], list[Problem]]
-"""An extra check over a staging suite (e.g. the audit): its error-level problems reject a draft."""
+"""An extra check over a staging suite: its error-level problems reject a draft."""
 
 HEADER = "# Written by `callbench generate scenarios` (see manifest.json); review before use.\n"
 
@@ -126,15 +127,24 @@ def check_draft(
         target = staging / "scenarios" / need.agent / f"{_safe(sid)}.yaml"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(body, encoding="utf-8")
-        result = check_suite(staging)
-        errors = [problem_line(p) for p in result.errors]
+        label = target.relative_to(staging).as_posix()
+        report = audit_suite(staging)  # validate, the oracle, then the audit's own checks
+        errors = [_line(f) for f in report.errors]
         if not errors:
             for check in extra:
                 errors += [problem_line(p) for p in check(staging) if p.level == "error"]
-        warnings = [problem_line(p) for p in result.warnings]
+        # a corpus warning (balance) names no file; one naming another scenario is not this one's
+        warnings = [_line(f) for f in report.warnings if f.file == label]
     if errors:
         raise DraftRejected(errors)
     return CheckedDraft(sid, data, body, warnings)
+
+
+def _line(f: Finding) -> str:
+    """An audit finding as the model and the manifest read it: check, file:line, field, message."""
+    where = f"{f.file}:{f.line}" if f.line else f.file
+    field_ = f" {f.path}" if f.path else ""
+    return f"[{f.check}] {where}{field_}: {f.message}"
 
 
 def _safe(sid: str) -> str:

@@ -1,5 +1,5 @@
 """`callbench generate scenarios`: a model writes scenarios for one agent, one at a time; each draft
-is validated, played by the oracle and (when available) audited; failures go back to the model
+is validated, played by the oracle and audited; failures go back to the model
 with the exact problems, a bounded number of times; the suite records how it was made.
 
 Output folder layout: suite.yaml and agents/<id>/ copied from the agent's suite, the accepted
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, cast
 
 from ..._version import __version__
+from ...audit import AuditReport, audit_suite
 from ...models.ask_json import JsonRejected, ask_json
 from ...models.base import ChatModel, ModelSettings
 from ...models.errors import ContextOverflow, ProviderError
@@ -44,6 +45,7 @@ from .prompts import REPAIR, SYSTEM, example_for, prompt_hashes, request_text
 from .source import AgentSource, read_agent, sha256_bytes
 
 GENERATOR = "callbench generate scenarios"
+AuditStatus = Literal["passed", "warnings", "failed", "not_run"]
 
 
 @dataclass(frozen=True)
@@ -165,11 +167,11 @@ async def generate_scenarios(
     settings: GenerateSettings,
     *,
     extra_checks: list[SuiteCheckFn] | None = None,
-    audit_name: str | None = None,
     now: dt.datetime | None = None,
 ) -> GenerationResult:
     """Write `settings.count` drafts' worth of scenarios for the agent into `out`; see the module
-    docstring. `extra_checks` (the audit) reject a draft on any error they report."""
+    docstring. `extra_checks` (beyond validate, oracle and audit) reject a draft on any error they
+    report."""
     agent = read_agent(agent_path)
     out = Path(out)
     prepare_out(agent, out)
@@ -248,7 +250,8 @@ async def generate_scenarios(
         taken.add(draft.id)
         accepted.append((draft, path, answer.cost.requests, seed))
     written = [path for _, path, _, _ in accepted]
-    audit_state: Literal["passed", "not_run"] = "passed" if extra else "not_run"
+    final = audit_suite(out)  # the batch as written: corpus checks see every accepted scenario
+    status = _audit_status(final, [path.relative_to(out).as_posix() for path in written])
     manifest = GenerationManifest(
         generator=GENERATOR,
         generator_version=__version__,
@@ -266,18 +269,30 @@ async def generate_scenarios(
                 sources=sources,
                 seed=seed,
                 attempts=attempts,
-                audit="warnings" if extra and draft.warnings else audit_state,
+                audit=status[path.relative_to(out).as_posix()],
                 notes="; ".join(draft.warnings),
             )
             for draft, path, attempts, seed in accepted
         ],
         rejected=[r.record() for r in rejected],
-        audit={"checks": audit_name, "accepted": len(accepted), "rejected": len(rejected)}
-        if extra
-        else {},
+        audit={
+            "ok": final.ok,
+            "counts": {"errors": len(final.errors), "warnings": len(final.warnings)},
+            "summary": final.summary(),
+            "balance": final.balance,
+        },
     )
     (out / MANIFEST_FILE).write_text(manifest_json(manifest), encoding="utf-8")
     return GenerationResult(out, manifest, written, rejected, requests)
+
+
+def _audit_status(report: AuditReport, files: list[str]) -> dict[str, AuditStatus]:
+    """Per scenario file: failed (an error names it), warnings, or passed."""
+    out: dict[str, AuditStatus] = {}
+    for file in files:
+        levels = {f.level for f in report.findings if f.file == file}
+        out[file] = "failed" if "error" in levels else "warnings" if levels else "passed"
+    return out
 
 
 def _reject(

@@ -98,6 +98,10 @@ def test_sealed_split_publishes_without_its_scenarios_and_verifies(suite_dir, tm
     _, rebuilt = rebuild_report(run)
     assert rebuilt["seal"]["official"] is True
     assert "official: sealed split 'test' verified" in _caption(run)
+    board = build_leaderboard([run], tmp_path / "board")
+    assert [r["official"] for r in board["ranked"]] == [True]
+    assert "| yes |" in (tmp_path / "board" / "leaderboard.md").read_text()
+    assert (tmp_path / "board" / "leaderboard.csv").read_text().splitlines()[1].endswith(",yes")
 
 
 def test_one_changed_byte_fails_verification(suite_dir, tmp_path):

@@ -38,7 +38,7 @@ from .spec.folder import SEAL_SALTS, bundle_files
 from .spec.generation import MANIFEST_FILE
 from .spec.generation_record import load_generation_manifest
 from .spec.loading import suite_hash_without_manifest
-from .suite_check import load_suite
+from .suite_check import check_suite, load_suite
 from .suites import locate
 
 SEALED_FILE = "sealed.json"
@@ -217,6 +217,12 @@ def seal_suite(
     raw = (json.dumps(record.model_dump(mode="json"), indent=1) + "\n").encode()
     (out / SEALED_FILE).write_bytes(raw)
     notes = _public_manifest(root, out, set(ids), split)
+    public = check_suite(out)  # e.g. a suite-level reference to a sealed scenario
+    if public.errors:
+        raise SealError(
+            f"{out}: the public suite does not validate without the sealed scenarios "
+            f"({len(public.errors)} error(s); first: {public.errors[0]}); no salts were written"
+        )
     secret = SealSalts(
         sealed_sha256=hashlib.sha256(raw).hexdigest(),
         suite_sha256=full.sha256,

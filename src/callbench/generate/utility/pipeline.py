@@ -120,7 +120,7 @@ def write_manifest(out: Path, generation: Generation, proven: bool) -> Path:
     import datetime as dt
     import hashlib
 
-    from ... import __version__
+    from ..._version import __version__
     from ...spec.generation import MANIFEST_FILE, GenerationManifest, ManifestScenario
     from ...spec.loading import suite_hash_without_manifest
 

@@ -21,12 +21,8 @@ from callbench.generate.scenarios import (
     read_agent,
 )
 from callbench.models import ProviderServerError, ScriptedModel
-from callbench.spec.generation import (
-    GenerationManifest,
-    manifest_json,
-    manifest_mismatches,
-    read_manifest,
-)
+from callbench.spec.generation import GenerationManifest, manifest_json, manifest_mismatches
+from callbench.spec.generation_record import load_generation_manifest, read_generation_record
 from callbench.spec.loading import suite_hash_without_manifest
 from callbench.suite_check import check_suite
 from callbench.suites import BUILTIN_ROOT
@@ -35,6 +31,11 @@ from callbench.testing.fake_provider import FakeProvider
 AGENT = BUILTIN_ROOT / "starter" / "agents" / "clinic-appointments"
 FIXTURES = Path(__file__).parent / "fixtures" / "generate-clinic"
 REPLIES = sorted(p for p in FIXTURES.glob("*.txt"))
+
+
+def read_manifest(root: Path) -> GenerationManifest | None:
+    loaded = load_generation_manifest(root)
+    return None if loaded is None else loaded[0]
 
 
 def sha(path: Path) -> str:
@@ -153,6 +154,16 @@ def test_manifest_round_trips_and_its_hashes_match_the_files(generated):
         assert entry.sources["agents/clinic-appointments/instructions.md"] == sha(
             AGENT / "instructions.md"
         )
+    # what `callbench run` records of it: the same manifest, vouching for this very suite
+    record = read_generation_record(out)
+    assert record is not None and record.matches_suite and record.note is None
+    assert record.sha256 == sha(out / "manifest.json")
+    assert (record.generator, record.model, record.scenarios) == (
+        "callbench generate scenarios",
+        manifest.model,
+        3,
+    )
+    assert record.reviewed == 0 and record.scenario_audits == {"passed": 1, "warnings": 2}
     # an edited scenario no longer matches what the manifest vouches for
     first = out / manifest.scenarios[0].file
     assert manifest_mismatches(out, manifest) == []

@@ -42,6 +42,7 @@ LAYERS: list[set[str]] = [
     # report.json is built from scorecards and the suite alone; the sweep, re-scoring and
     # `callbench report` (runs/rebuild.py) build it, so reports sit below runs
     {"reports"},
+    {"sealing"},  # seals suites and marks reports official; nothing below runs needs it
     {"runs"},
     {"gameability", "generate"},  # generate proves its suites with the loader and reads stored runs
     {"cli_generate", "cli_suites"},  # command groups mounted by cli

@@ -63,19 +63,6 @@ class GenerationManifest(SpecModel):
     )
 
 
-def manifest_path(root: Path) -> Path:
-    return Path(root) / MANIFEST_FILE
-
-
-def read_manifest(root: Path) -> GenerationManifest | None:
-    """The suite's generation manifest, or None when it has none; a manifest that does not parse
-    raises (pydantic's ValidationError, or ValueError for broken JSON)."""
-    path = manifest_path(root)
-    if not path.is_file():
-        return None
-    return GenerationManifest.model_validate_json(path.read_bytes())
-
-
 def manifest_json(manifest: GenerationManifest) -> str:
     """The manifest as written to manifest.json (stable key order, one key per line)."""
     return json.dumps(manifest.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
@@ -107,6 +94,4 @@ __all__ = [
     "ManifestScenario",
     "manifest_json",
     "manifest_mismatches",
-    "manifest_path",
-    "read_manifest",
 ]

@@ -294,7 +294,11 @@ class _Parser(_Reading):
             return False
         # in an Indian script, any word but a function word: "अढ़ाई हज़ार" with an unknown
         # spelling of ढाई must not be read as a thousand
-        return t.k in FOREIGN_NUMBERS or not t.k.isascii() and t.k not in STOP and t.k not in AND
+        return (
+            t.k in FOREIGN_NUMBERS
+            or not t.k.isascii()
+            and not any(t.k in s for s in (STOP, AND, PREFIX, MAJOR, MINOR))
+        )
 
     # -- amounts and counts
     def _number(self, i: int, allow_id: bool, money: bool = False) -> tuple[str, Any, int] | None:

@@ -159,6 +159,7 @@ class Lexicon:
     numeral_suffixes: frozenset[str]
     genitive: tuple[str, ...]
     every: frozenset[str]
+    next: frozenset[str]
 
 
 def _lexicon(t: LanguageTable) -> Lexicon:
@@ -178,12 +179,21 @@ def _lexicon(t: LanguageTable) -> Lexicon:
         numeral_suffixes=frozenset(key(s) for u in tables for s in u.numeral_suffixes),
         genitive=tuple(key(e) for u in tables for e in u.genitive_endings.split()),
         every=frozenset(_inflected(t, [w for u in tables for w in u.every_words.split()])),
+        next=frozenset(key(w) for u in tables for w in u.next_words.split()),
     )
 
 
 LEXICONS: dict[str, Lexicon] = {code: _lexicon(t) for code, t in TABLES.items()}
 _NO_LEXICON = Lexicon(
-    {}, frozenset(), MONTHS, dict(_en.ORDINALS), frozenset(), frozenset(), (), frozenset()
+    words={},
+    weak=frozenset(),
+    months=MONTHS,
+    ordinals=dict(_en.ORDINALS),
+    day_words=frozenset(),
+    numeral_suffixes=frozenset(),
+    genitive=(),
+    every=frozenset(),
+    next=frozenset(),
 )
 
 

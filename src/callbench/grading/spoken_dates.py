@@ -204,6 +204,9 @@ class _Reading:
         t = self._tok(j)
         if t.kind == "num" and t.plain and len(t.k) == 4 and 1900 <= int(t.k) < 2200:
             return int(t.k), j + 1
+        shift = {"this": 0, "last": -1, "next": 1}.get(t.k) if t.kind == "word" else None
+        if shift is not None and self._word(j + 1, {"year"}):  # "the first of May this year"
+            return self.today.year + shift, j + 2
         p = self._phrase(j)
         if p and p[2] and (q := self._phrase(p[1])) and q[2] and q[0] >= 10 and self._spaced(p[1]):
             p = (p[0] * 100 + q[0], q[1], True)  # "twenty twenty-six"

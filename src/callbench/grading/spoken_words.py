@@ -68,6 +68,12 @@ def _roles(t: LanguageTable) -> dict[str, Entry]:
         ("rep", t.repeat_words),
     ):
         out.update({key(w): (role, Decimal(v)) for w, v in table.items()})
+    for role, table in (("h", t.fused_hundreds), ("S", t.scales)):
+        # "હજારનો", "लाखाचा": a scale carrying its case ending (not the bare hundred: "સોનો" is
+        # "of gold"), never over a word of its own
+        for w, v in table.items():
+            for e in t.case_endings if not w.isascii() else ():
+                out.setdefault(key(w + e), (role, Decimal(v)))
     out.update({key(w): ("point", Decimal(0)) for w in t.point_words.split()})
     out.update({key(w): e for w, e in t.other_roles.items()})
     return out
@@ -164,7 +170,9 @@ class Lexicon:
 
 def _lexicon(t: LanguageTable) -> Lexicon:
     tables = [TABLES[c] for c in t.reads_also] + [t]
-    stop = {key(w) for w in t.stop_words.split()}
+    # a function word of this language that is a month elsewhere ("मे", Hindi "in" misspelt, is
+    # Marathi May) is no month here; its own months stay ("may")
+    stop = {key(w) for w in t.stop_words.split()} - {key(w) for w in t.months}
     ordinals: dict[str, int] = {}
     days: set[str] = set()
     for u in tables:

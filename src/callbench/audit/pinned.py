@@ -1,7 +1,8 @@
 """Every argument value an expected action pins must reach the agent somehow.
 
 A value pinned with `eq` is either said by the caller (a fact it knows, a line or meaning of its
-plan, or words of its turns in the reference run), returned by a tool in the reference run, handed
+plan, or words of its turns in the reference run), returned by a tool in the reference run
+before the reference first sends it, handed
 over in `call_context`, or given to the agent by its own definition (instructions, tool
 descriptions, parameter enums: a fixed code such as a template name). A value from none of these
 can only be guessed: no agent can be expected to pass the scenario.

@@ -142,15 +142,18 @@ def _plain(value: Any) -> Any:
 def isolation(sc: Scenario, add: Add) -> int:
     """No hidden backend value in the caller's brief unless the caller knows it (`caller.knows`):
     a caller told a value the agent should find out can hand it over and make a lookup or a
-    verification step pointless. Returns how many secret values were looked for."""
+    verification step pointless. Returns how many secret values were looked at (known ones
+    included)."""
     knows = Haystack(value_text(v) or "" for _, v in leaves(sc.caller.knows))
     texts = brief_texts(sc)
     looked = 0
     for where, value in secrets(sc):
         text = value_text(value)
-        if text is None or len(compact(text)) < MIN_SECRET_CHARS or knows.says(value):
+        if text is None or len(compact(text)) < MIN_SECRET_CHARS:
             continue
         looked += 1
+        if knows.says(value):
+            continue
         for loc, brief in texts:
             if says(brief, value):
                 add(

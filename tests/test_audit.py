@@ -181,10 +181,21 @@ def test_excerpt_hashes_are_recorded(starter: Path) -> None:
 
 
 def test_balance_on_the_built_in_suites() -> None:
-    table, found = balance(check_suite("utility-billing").suite)  # type: ignore[arg-type]
-    assert table["difficulty"]["hard"] > 0.7 * sum(table["difficulty"].values())
-    assert [f.path for f in found] == ["difficulty"]  # one language by design: not judged
+    suite = check_suite("utility-billing").suite
+    table, found = balance(suite)  # type: ignore[arg-type]
+    assert found == [] and set(table["difficulty"]) == {"easy", "medium", "hard"}
     assert "tag:requests" in table
+    # the same suite with every call labelled hard is flagged, and only for that
+    assert suite is not None
+    hard = suite.model_copy(
+        update={
+            "scenarios": {
+                k: sc.model_copy(update={"difficulty": "hard"}) for k, sc in suite.scenarios.items()
+            }
+        }
+    )
+    table, found = balance(hard)
+    assert [f.path for f in found] == ["difficulty"]  # one language by design: not judged
     table, found = balance(check_suite("starter").suite)  # type: ignore[arg-type]
     assert found == [] and table["language"] == {"en": 8, "gu": 4, "hi": 4}
 

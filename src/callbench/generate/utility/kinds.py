@@ -63,7 +63,7 @@ def balance(f: Facts, p: str) -> tuple[Part, Facts]:
     tail = f" {say_money(late)} of that is past due." if late else ""
     part = Part(
         "balance",
-        "I'd like to know how much I owe and when it's due.",
+        "How much do I owe, and when is it due?",
         "you want your balance and its due date",
         [
             [
@@ -88,7 +88,7 @@ def high_bill(f: Facts, p: str) -> tuple[Part, Facts]:
     now, before = f.latest(), f.previous()
     part = Part(
         "high_bill",
-        "My latest bill is a lot higher than the one before. Can you tell me why?",
+        "My latest bill is much higher than the one before. Why?",
         "your latest bill is higher than the previous one and you want to know why",
         [
             [
@@ -151,7 +151,7 @@ def pay_full(f: Facts, p: str) -> tuple[Part, Facts]:
     after.pay_bills(bal, last4)
     part = Part(
         "pay_full",
-        f"I'd like to pay my whole balance with my card ending in {last4}.",
+        f"I want to pay my whole balance, card ending {last4}.",
         "you want to pay the whole balance with your card",
         [
             [
@@ -206,8 +206,7 @@ def pay_part(f: Facts, p: str) -> tuple[Part, Facts]:
     rest = after.balance()
     part = Part(
         "pay_part",
-        f"Can I pay {say_money(amount)} today with my card ending in {last4}? That's what I can do "
-        "right now.",
+        f"Can I pay {say_money(amount)} today, card ending {last4}?",
         f"you want to pay {say_money(amount)} today with your card",
         [
             [Entry(f"Of course. {_charge_question(amount, last4)}")],
@@ -257,7 +256,7 @@ def pay_declined(f: Facts, p: str) -> tuple[Part, Facts]:
     last4, bal = f.cards[0]["last4"], f.balance()
     part = Part(
         "pay_declined",
-        f"I want to pay my bill in full with my card ending in {last4}.",
+        f"I want to pay my bill in full, card ending {last4}.",
         "you want to pay the bill in full with your card",
         [
             [
@@ -311,8 +310,7 @@ def promise(f: Facts, p: str) -> tuple[Part, Facts]:
     later = due.replace(day=min(due.day + 3, 28)) if due.day < 26 else due
     part = Part(
         "promise",
-        f"I can't pay today, but I'll pay it all on {say_date(later)}. Can you put that on the "
-        "account?",
+        f"I'll pay it all on {say_date(later)}, not today. Can you note that?",
         f"you cannot pay today; you promise to pay the full balance on {say_date(later)}",
         [
             [

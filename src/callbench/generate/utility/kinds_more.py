@@ -16,7 +16,7 @@ def extension(f: Facts, p: str) -> tuple[Part, Facts]:
     bill = f.latest().bill_id
     part = Part(
         "extension",
-        "Could I get a few more days to pay this month's bill? Ten days would do it.",
+        "Could I get ten more days to pay this month's bill?",
         "you want ten more days to pay this month's bill",
         [
             [
@@ -257,7 +257,7 @@ def supplier(f: Facts, p: str) -> tuple[Part, Facts]:
         )
     part = Part(
         "supplier",
-        "Who actually supplies my electricity, and what's the price?",
+        "Who supplies my electricity, and at what price?",
         "you want to know your electricity supplier and its price",
         [[Entry("Let me look that up.", [call("get_supplier_info")]), Entry(text)]],
         spoken=[
@@ -284,7 +284,7 @@ def last_payment(f: Facts, p: str) -> tuple[Part, Facts]:
     when, amount, _ = f.payments[-1]
     part = Part(
         "last_payment",
-        "Can you tell me when my last payment went through and how much it was?",
+        "When did my last payment go through, and how much was it?",
         "you want the date and amount of your last payment",
         [
             [
@@ -350,7 +350,7 @@ def medical(f: Facts, p: str) -> tuple[Part, Facts]:
     assert until is not None
     part = Part(
         "medical",
-        "We sent in a medical certificate. Is my service protected from a shut-off?",
+        "We sent a medical certificate. Is my service protected from shut-off?",
         "you want to know whether your medical certificate protects your service",
         [
             [

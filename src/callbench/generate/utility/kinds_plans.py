@@ -148,20 +148,33 @@ def plan_longest(f: Facts, p: str) -> tuple[Part, Facts]:
         p,
         f.cap(),
         "plan_longest",
-        "I'm behind on my bill. Can I set up a payment arrangement, as long as you can give me?",
+        "I'm behind. Can I get a payment arrangement, as long as possible?",
         "",
     )
 
 
 def plan_months(f: Facts, p: str) -> tuple[Part, Facts]:
-    return _arrangement(
+    part, after = _arrangement(
         f,
         p,
         f.cap(),
         "plan_months",
-        f"I'm behind on my bill. Can I pay it off over {OVER_CAP_ASK} months?",
+        f"I'm behind. Can I pay it off over {OVER_CAP_ASK} months?",
         f"I can't do {OVER_CAP_ASK} months; for your household the longest is {f.cap()}. ",
     )
+    # what sets this request apart from asking for the longest: the agent must not try the
+    # caller's longer term on the quote tool to see whether it passes (a guard: it earns nothing)
+    part.actions.append(
+        {
+            "id": f"{p}_no_over_cap_quote",
+            "tool": "quote_payment_arrangement",
+            "description": "The caller's longer term is never tried on the quote tool.",
+            "args": {"months": {"eq": OVER_CAP_ASK}},
+            "count": {"exactly": 0},
+            "guard": True,
+        }
+    )
+    return part, after
 
 
 def plan_small(f: Facts, p: str) -> tuple[Part, Facts]:
@@ -248,8 +261,7 @@ def pay_overdue(f: Facts, p: str) -> tuple[Part, Facts]:
     after.repay(total, last4)
     part = Part(
         "pay_overdue",
-        "I want to pay whatever I'm behind on with my payment arrangement. My card ends in "
-        f"{last4}.",
+        f"I want to pay what's overdue on my arrangement. Card ending {last4}.",
         "you want to pay what is overdue on your payment arrangement with your card",
         [
             [
@@ -325,7 +337,7 @@ def plan_change(f: Facts, p: str) -> tuple[Part, Facts]:
     )
     part = Part(
         "plan_change",
-        "My arrangement payments are too high. Can you stretch it out as long as you're allowed?",
+        "My arrangement payments are too high. Can you stretch it out?",
         "you want lower arrangement payments over the longest term allowed",
         [
             [

@@ -117,3 +117,11 @@ def number_check(
         **({"topic": topic} if topic else {}),
         **extra,
     }
+
+
+def proxy_of(part: Part) -> float:
+    """The structural chance a request is done right (see `select` for the formula)."""
+    calls = sum(len(e.calls) for seg in part.segments for e in seg)
+    checks = len(part.spoken) + len(part.phrases)
+    p = 0.97**calls * 0.93**checks * 0.88 ** len(part.steps)
+    return p * (0.8 if part.refusal is not None else 1.0)

@@ -9,6 +9,7 @@ action, the email read back, refusals said out loud).
 
 from __future__ import annotations
 
+import math
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from ...backends.utility import policy
 from .catalog import KINDS
 from .facts import Facts, initial_facts
 from .kinds import ANYTHING_ELSE
-from .parts import Entry, Part, call, say_money
+from .parts import Entry, Part, call, proxy_of, say_money
 
 COMPANY, AGENT_NAME, AGENT_ID = "Larchmont Valley Electric", "Jordan", "billing-line"
 CALL_DATETIME = "2026-09-09T20:59:09-04:00"
@@ -69,7 +70,7 @@ def _factor(f: Facts) -> tuple[str, str, Any, str]:
     pick = zlib.crc32(f.account.encode()) % 3
     if pick == 0 and f.cards:
         last4 = f.cards[0]["last4"]
-        return "card_last4", "card_last4", last4, f"the card on file ends in {last4}"
+        return "card_last4", "card_last4", last4, f"my card ends in {last4}"
     if pick == 1:
         total = f.latest().total
         return (
@@ -104,7 +105,7 @@ def _wrong(key: str, value: Any, f: Facts) -> tuple[Any, str, str]:
         wrong = str(value)[2:] + str(value)[:2]
         if wrong == value:
             wrong = f"{(int(value) + 1111) % 10000:04d}"
-        return wrong, f"the card on file ends in {wrong}", f"Sorry, wrong card. It ends in {value}."
+        return wrong, f"my card ends in {wrong}", f"Sorry, wrong card. It ends in {value}."
     if key == "last_bill_amount":
         return (
             float(f.previous().total),
@@ -113,6 +114,11 @@ def _wrong(key: str, value: Any, f: Facts) -> tuple[Any, str, str]:
         )
     wrong = f"{(int(value) + 7) % 100000:05d}"
     return wrong, f"the postal code is {wrong}", f"Sorry, that's my old one. It's {value}."
+
+
+def difficulty(predicted: float) -> str:
+    """The label from the call's predicted success (the product of its requests' proxies)."""
+    return "hard" if predicted < 0.35 else "medium" if predicted < 0.55 else "easy"
 
 
 def _ask_id(i: int) -> str:
@@ -171,8 +177,8 @@ def scenario(task: Task) -> dict[str, Any]:
                     "meaning": "give the account number, your "
                     "full name and one second detail"
                     + (" (by mistake an old one)" if retry else ""),
-                    "say": f"Sure. The account number is {f0.account}, my name is "
-                    f"{f0.full_name}, and {wrong_words if retry else words}.",
+                    "say": f"Account number {f0.account}, {f0.full_name}, and "
+                    f"{wrong_words if retry else words}.",
                     "cue": ["account number"],
                 }
             )
@@ -269,7 +275,7 @@ def scenario(task: Task) -> dict[str, Any]:
         "agent": AGENT_ID,
         "title": f"{f0.full_name}: " + "; ".join(KINDS[k].title for k in task.kinds),
         "language": "en",
-        "difficulty": {2: "medium", 3: "hard", 4: "hard"}.get(len(parts), "easy"),
+        "difficulty": difficulty(math.prod(proxy_of(p) for p in parts)),
         "tags": [
             "service",
             f"requests-{len(parts)}",

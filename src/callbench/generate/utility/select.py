@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .parts import Part
+from .parts import proxy_of
 from .render import Task, play
 
 QUOTA = {2: 6, 3: 30, 4: 64}
@@ -37,17 +37,11 @@ PER_ACCOUNT = 5
 PER_REQUEST = 25
 EXCLUDED_FROM_EXAM = {"transfer"}
 COMMON = {"balance", "paperless_check"}
+
 """Requests nearly every caller can make, exempt from the per-request limit (as in the reference)"""
 
 Case = tuple[str, str]
 """(account, request kind): a single-request case"""
-
-
-def proxy_of(part: Part) -> float:
-    calls = sum(len(e.calls) for seg in part.segments for e in seg)
-    checks = len(part.spoken) + len(part.phrases)
-    p = 0.97**calls * 0.93**checks * 0.88 ** len(part.steps)
-    return p * (0.8 if part.refusal is not None else 1.0)
 
 
 def proxies(tasks: Iterable[Task]) -> dict[Case, float]:

@@ -35,7 +35,6 @@ from .spoken_words import (
     MAJOR,
     MINOR,
     MONTHS,
-    NUMBER_WORDS,
     PM_CUES,
     PREFIX,
     STOP,
@@ -44,6 +43,7 @@ from .spoken_words import (
     TIME_WORDS,
     UNIT_WORDS,
     YEAR_CUES,
+    number_roles,
 )
 
 
@@ -55,16 +55,14 @@ def _tidy(v: Decimal) -> Decimal:
 
 @functools.lru_cache(maxsize=64)
 def _value_starts(language: str) -> frozenset[str]:
-    """The keys of word and punctuation tokens at which a value may start, for a primary language
-    code; `_Parser.run` skips every other word without trying each reading (a date, a cued
+    """The keys of word and punctuation tokens at which a value may start, for a language code;
+    `_Parser.run` skips every other word without trying each reading (a date, a cued
     identifier, a quantity), which is where the time went.
 
     Exact, not a heuristic: at a word or punctuation token each reading needs the token's key in
     one of these tables (`_date`: "the", a month, an ordinal or a number word; `_cued`: a cue;
     `_quantity`: a currency prefix or a number word), and a failed reading changes nothing."""
-    return frozenset(
-        {"the", *MONTHS, *EN_ORDINALS, *ID_CUES, *PREFIX, *NUMBER_WORDS.get(language, {})}
-    )
+    return frozenset({"the", *MONTHS, *EN_ORDINALS, *ID_CUES, *PREFIX, *number_roles(language)})
 
 
 _NO_ROLE: tuple[str | None, Decimal] = (None, Decimal(0))
@@ -80,8 +78,8 @@ class _Parser:
 
     def __init__(self, text: str, language: str, today: date, money: bool | None):
         self.text, self.today = text, today
-        self.primary = language.replace("_", "-").split("-")[0].lower()
-        self.words = NUMBER_WORDS.get(self.primary, {})
+        self.language = language
+        self.words = number_roles(language)
         self.out: list[SpokenValue] = []
         self.shadow, self.toks = read_tokens(text, today)
         self.money = (
@@ -97,7 +95,7 @@ class _Parser:
         )
 
     def run(self) -> list[SpokenValue]:
-        i, toks, starts = 0, self.toks, _value_starts(self.primary)
+        i, toks, starts = 0, self.toks, _value_starts(self.language)
         while (t := toks[i]).kind != "end":
             if t.kind == "block":
                 self.out.append(t.value)  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from collections.abc import Mapping
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -43,6 +44,7 @@ from .spoken_words import (
     TIME_WORDS,
     UNIT_WORDS,
     YEAR_CUES,
+    compounds_for,
     number_roles,
 )
 
@@ -72,6 +74,24 @@ PAST_DATE_DAYS = 92
 instead."""
 
 
+def _split(toks: list[_Tok], compounds: Mapping[str, tuple[str, ...]]) -> list[_Tok]:
+    """`toks` with each word that is several words written as one (`compounds_for`) replaced by
+    those words, each spanning the whole word and, after the first, read as spaced from the one
+    before. New tokens: the tokeniser's are shared between readings and never changed."""
+    if not any(t.k in compounds for t in toks if t.kind == "word"):
+        return toks
+    out: list[_Tok] = []
+    for t in toks:
+        pieces = compounds.get(t.k) if t.kind == "word" else None
+        if not pieces:
+            out.append(t)
+            continue
+        out.extend(
+            _Tok(t.start, t.end, "word", k, t.gap if n == 0 else " ") for n, k in enumerate(pieces)
+        )
+    return out
+
+
 class _Parser:
     """One reading of one text (or one piece of a long text): tokenised on construction, read by
     `run`. `money` is public to `spoken._read`, which shares the money context across pieces."""
@@ -82,6 +102,8 @@ class _Parser:
         self.words = number_roles(language)
         self.out: list[SpokenValue] = []
         self.shadow, self.toks = read_tokens(text, today)
+        if compounds := compounds_for(language):
+            self.toks = _split(self.toks, compounds)
         self.money = (
             money
             if money is not None

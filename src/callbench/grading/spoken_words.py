@@ -92,6 +92,20 @@ def number_roles(language: str) -> Mapping[str, Entry]:
     return NUMBER_WORDS[t.code] if t is not None else {}
 
 
+COMPOUNDS: dict[str, dict[str, tuple[str, ...]]] = {
+    code: {key(w): tuple(key(p) for p in ps) for w, ps in t.compounds.items()}
+    for code, t in TABLES.items()
+}
+"""table code -> {key: the keys of the words it is written for} (`LanguageTable.compounds`)"""
+
+
+def compounds_for(language: str) -> Mapping[str, tuple[str, ...]]:
+    """The words of `language` read as several words (Tamil fused thousands, Bengali
+    classifiers)."""
+    t = table_for(language)
+    return COMPOUNDS[t.code] if t is not None else {}
+
+
 def _all(field: str) -> set[str]:
     """The keys of one space-separated word field over every table."""
     return {key(w) for t in TABLES.values() for w in str(getattr(t, field)).split()}

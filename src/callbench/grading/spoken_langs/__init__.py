@@ -7,12 +7,14 @@ validation refuses a suite whose spoken checks are in a language `table_for` doe
 
 from __future__ import annotations
 
-from . import en, gu, hi
+from . import bn, en, gu, hi, ta
 from .table import LanguageTable, month_words, words, zero_to_99
 
 __all__ = ["TABLES", "LanguageTable", "month_words", "table_for", "words", "zero_to_99"]
 
-TABLES: dict[str, LanguageTable] = {t.code: t for t in (en.TABLE, hi.TABLE, gu.TABLE)}
+TABLES: dict[str, LanguageTable] = {
+    t.code: t for t in (en.TABLE, hi.TABLE, gu.TABLE, ta.TABLE, bn.TABLE)
+}
 """code -> table; codes as BCP 47 writes them ("hi-Latn" for romanised Hindi)"""
 
 _BY_FOLDED = {code.casefold(): t for code, t in TABLES.items()}

@@ -96,6 +96,10 @@ class LanguageTable:
     """characters folded (or, to None, dropped) in lookups, for spellings writers vary freely"""
     other_roles: Mapping[str, tuple[str, Decimal]] = field(default_factory=_frozen)
     """raw parser roles for words no field above describes (English "a", "oh")"""
+    compounds: Mapping[str, tuple[str, ...]] = field(default_factory=_frozen)
+    """words that are several words written as one, read as those words in a row (each span the
+    whole word): Tamil "இருபத்தைந்தாயிரம்" -> ("இருபத்தைந்து", "ஆயிரம்"), Bengali "পাঁচটায়" (at
+    five o'clock) -> ("পাঁচ", "টায়"). For fusions a list of entries cannot cover."""
     reads_also: Sequence[str] = ("en",)
     """codes of tables whose number words are read too (English words inside a Hindi call)"""
 

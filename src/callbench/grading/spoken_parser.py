@@ -7,7 +7,8 @@ value may start, a date ("the 3rd of March", "November fourteenth twenty twenty-
 identifier announced by a cue ("PIN is four four one seven"), then a quantity (a number in digits or
 words with its currency, minor unit, unit word or clock words), and moves past whatever it read.
 
-Number words are read through the per-language tables of `spoken_words`: each word has a role (a
+Number words are read through the per-language tables (`spoken_langs`, compiled by `spoken_words`
+into a `Lexicon`): each word has a role (a
 digit, a tens word, "hundred", a scale such as lakh or thousand, a fraction such as ढाई) and
 `_phrase` does the arithmetic, so a language is mostly a table, not parser code.
 
@@ -25,17 +26,17 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
+from .spoken_dates import _Reading
 from .spoken_tokens import SpokenValue, _Tok, clock, prepass, read_tokens
 from .spoken_words import (
     ADJ,
     AND,
-    EN_ORDINALS,
+    FOREIGN_NUMBERS,
     ID_CUES,
     ID_FILLERS,
     IS,
     MAJOR,
     MINOR,
-    MONTHS,
     PM_CUES,
     PREFIX,
     STOP,
@@ -45,7 +46,7 @@ from .spoken_words import (
     UNIT_WORDS,
     YEAR_CUES,
     compounds_for,
-    number_roles,
+    lexicon,
 )
 
 
@@ -64,14 +65,8 @@ def _value_starts(language: str) -> frozenset[str]:
     Exact, not a heuristic: at a word or punctuation token each reading needs the token's key in
     one of these tables (`_date`: "the", a month, an ordinal or a number word; `_cued`: a cue;
     `_quantity`: a currency prefix or a number word), and a failed reading changes nothing."""
-    return frozenset({"the", *MONTHS, *EN_ORDINALS, *ID_CUES, *PREFIX, *number_roles(language)})
-
-
-_NO_ROLE: tuple[str | None, Decimal] = (None, Decimal(0))
-
-PAST_DATE_DAYS = 92
-"""How far back a date said without a year may lie before it is taken as the next occurrence
-instead."""
+    lex = lexicon(language)
+    return frozenset({"the", *lex.months, *lex.ordinals, *ID_CUES, *PREFIX, *lex.words})
 
 
 def _split(toks: list[_Tok], compounds: Mapping[str, tuple[str, ...]]) -> list[_Tok]:
@@ -92,14 +87,15 @@ def _split(toks: list[_Tok], compounds: Mapping[str, tuple[str, ...]]) -> list[_
     return out
 
 
-class _Parser:
+class _Parser(_Reading):
     """One reading of one text (or one piece of a long text): tokenised on construction, read by
     `run`. `money` is public to `spoken._read`, which shares the money context across pieces."""
 
     def __init__(self, text: str, language: str, today: date, money: bool | None):
         self.text, self.today = text, today
         self.language = language
-        self.words = number_roles(language)
+        self.lex = lexicon(language)
+        self.words = self.lex.words
         self.out: list[SpokenValue] = []
         self.shadow, self.toks = read_tokens(text, today)
         if compounds := compounds_for(language):
@@ -128,118 +124,9 @@ class _Parser:
                 i = self._date(i) or self._cued(i) or self._quantity(i) or i + 1
         return sorted(self.out, key=lambda v: v.start)
 
-    def _value(
-        self,
-        kind: str,
-        value: Any,
-        a: int,
-        b: int,
-        unit: str | None = None,
-        currency: str | None = None,
-    ) -> SpokenValue:
-        return SpokenValue(kind, value, self.text[a:b], a, b, unit, currency)
-
     # -- structured forms first: they own their digits, so nothing re-reads them as amounts
     def _prepass(self) -> list[SpokenValue]:
         return prepass(self.text, self.shadow, self.today)
-
-    # -- token helpers; past the end there is always the "end" token
-    def _tok(self, i: int) -> _Tok:
-        try:
-            return self.toks[i]
-        except IndexError:
-            return self.toks[-1]
-
-    def _role(self, i: int) -> tuple[str | None, Decimal]:
-        """(role, value) of a number word; (None, 0) for anything else (no caller reads the value
-        of a token without a role)."""
-        t = self._tok(i)
-        return self.words.get(t.k, _NO_ROLE) if t.kind == "word" else _NO_ROLE
-
-    def _word(self, i: int, keys) -> bool:
-        return self._tok(i).kind in ("word", "sym") and self._tok(i).k in keys
-
-    def _start(self, offset: int) -> int:
-        return next(i for i, t in enumerate(self.toks) if t.start >= offset)
-
-    def _spaced(self, i: int) -> bool:
-        return bool(self._tok(i).gap) and self._tok(i).gap.isspace()
-
-    # -- dates said with a month name
-    def _date(self, i: int) -> int | None:
-        j = i + 1 if self._word(i, {"the"}) else i
-        if (day := self._day(j)) is not None:
-            k = day[1] + (1 if self._word(day[1], {"of"}) else 0)
-            if (mon := self._month(k)) is not None:
-                return self._emit_date(j, day[0], *mon)
-        if (mon := self._month(i)) is not None:
-            k = mon[1] + (1 if self._word(mon[1], {"the"}) else 0)
-            if (day := self._day(k)) is not None:
-                return self._emit_date(i, day[0], mon[0], day[1])
-        return None
-
-    def _emit_date(self, first: int, d: int, m: int, k: int) -> int | None:
-        year, k = self._year(k)
-        value: date | None
-        if year is not None:
-            try:
-                value = date(year, m, d)
-            except ValueError:
-                return None
-        else:
-            value = self._nearest(m, d)
-        if value is None:
-            return None
-        self.out.append(self._value("date", value, self.toks[first].start, self.toks[k - 1].end))
-        return k
-
-    def _nearest(self, m: int, d: int) -> date | None:
-        """A date said without a year is its next occurrence from the call's date, unless it passed
-        within the last three months: said in December, "April first" is next April and "November
-        third" last month; said in May, "November fourteenth" is this November."""
-        options = []
-        for y in range(self.today.year - 1, self.today.year + 5):  # 29 February needs a leap year
-            try:
-                options.append(date(y, m, d))
-            except ValueError:
-                continue
-        recent = [v for v in options if 0 < (self.today - v).days <= PAST_DATE_DAYS]
-        upcoming = [v for v in options if v >= self.today]
-        return recent[-1] if recent else upcoming[0] if upcoming else None
-
-    def _month(self, i: int) -> tuple[int, int] | None:
-        if self._tok(i).kind != "word" or self._tok(i).k not in MONTHS:
-            return None
-        abbreviated = (
-            len(self._tok(i).k) <= 4 and self._tok(i + 1).k == "." and not self._tok(i + 1).gap
-        )
-        return MONTHS[self._tok(i).k], i + (
-            2 if abbreviated else 1
-        )  # "Nov." but not the full stop of "June."
-
-    def _day(self, i: int) -> tuple[int, int] | None:
-        t = self._tok(i)
-        if t.kind == "num":
-            return (int(t.k), i + 1) if t.plain and 1 <= int(t.k) <= 31 else None
-        if t.k in EN_ORDINALS:
-            return EN_ORDINALS[t.k], i + 1
-        role, v = self._role(i)
-        if role == "t" and v in (20, 30):  # "twenty-first"
-            j = i + (2 if self._tok(i + 1).k == "-" else 1)
-            if EN_ORDINALS.get(self._tok(j).k, 99) < 10:
-                return int(v) + EN_ORDINALS[self._tok(j).k], j + 1
-        p = self._phrase(i)
-        return (int(p[0]), p[1]) if p and p[2] and 1 <= p[0] <= 31 else None
-
-    def _year(self, k: int) -> tuple[int | None, int]:
-        j = k + (1 if self._tok(k).k == "," else 0)
-        t = self._tok(j)
-        if t.kind == "num" and t.plain and len(t.k) == 4 and 1900 <= int(t.k) < 2200:
-            return int(t.k), j + 1
-        p = self._phrase(j)
-        if p and p[2] and (q := self._phrase(p[1])) and q[2] and q[0] >= 10 and self._spaced(p[1]):
-            p = (p[0] * 100 + q[0], q[1], True)  # "twenty twenty-six"
-        return (int(p[0]), p[1]) if p and p[0] == int(p[0]) and 1900 <= p[0] < 2200 else (None, k)
 
     # -- identifiers announced by a cue: "pincode 560034", "PIN is four four one seven"
     def _cued(self, i: int) -> int | None:
@@ -340,8 +227,8 @@ class _Parser:
                 and cur is None
                 and nxt in ("s", "S")
             ):
-                cur = v
-            elif role == "p" and cur is None and not adj and nxt in ("d", "n", "s", "S"):
+                cur, adj = (v + adj * 100 if role == "h" else v), Decimal(0)  # "સાડા ત્રણસો"
+            elif role == "p" and cur is None and not adj and nxt in ("d", "n", "s", "S", "h"):
                 adj = v
             elif role == "s" and (
                 cur is not None and 0 < cur < 100 or cur is None and (adj or j == i)
@@ -366,13 +253,42 @@ class _Parser:
                 break
             roles.append(role)
             last, j = role, j + 1
-        if not roles or (cur is None and not total):
+        if not roles or (cur is None and not total) or adj:
             return None
+        if len(roles) == 1 and self._tok(i).k in self.lex.weak and not self._counted(j):
+            return None  # "do" (give), "saath" (with): a number only before what it counts
+        if roles[0] in ("s", "S") and self._foreign_before(i):
+            return None  # "Dedh lakh" read without "dedh" would be 100000, not 150000
         value = _tidy(total + (cur or 0))
         return value, j, set(roles) <= {"d", "n", "t"} and value == int(value) and 0 < value < 100
 
+    def _counted(self, j: int) -> bool:
+        """Whether token `j` is what a number counts or names: a currency, a unit, a month, a day
+        of the month, a clock word."""
+        t = self._tok(j)
+        if t.kind != "word" or not self._spaced(j):
+            return False
+        return (
+            any(t.k in s for s in (MAJOR, MINOR, TIME_WORDS, self.lex.months, self.lex.day_words))
+            or t.k in UNIT_WORDS
+            or not t.k.isascii()
+            and any(t.k.startswith(w) for w in UNIT_WORDS if not w.isascii())
+        )
+
+    def _foreign_before(self, i: int) -> bool:
+        """Whether a number word this language does not read stands right before token `i`: a
+        scale after it ("Dedh lakh" read as English) would be read without its multiplier."""
+        if i == 0 or not self._spaced(i):
+            return False
+        t = self.toks[i - 1]
+        return t.kind == "word" and t.k in FOREIGN_NUMBERS and t.k not in self.words
+
     # -- amounts and counts
-    def _number(self, i: int, allow_id: bool) -> tuple[str, Any, int] | None:
+    def _number(self, i: int, allow_id: bool, money: bool = False) -> tuple[str, Any, int] | None:
+        """(what, value, next token) of the number at token `i`: "value", "id" (digits read out),
+        "pair" ("sixty-five fifty-two": whole and hundredths in money, else hundreds and the
+        rest) or "ordinal" ("twenty-third", a day or a place, never an amount). `money` is the
+        money reading of the phrase (a currency before it, or the text's context)."""
         t = self._tok(i)
         if t.kind == "num" and not t.ordinal:
             run, k = self._numeral_run(i, 2)
@@ -419,6 +335,21 @@ class _Parser:
             return "id", seq[0], seq[1]
         if (p := self._phrase(i)) is None:
             return None
+        if (o := self._compound_ordinal(i, p)) is not None:
+            return "ordinal", *o
+        if (
+            not p[2]
+            and money
+            and p[0] == int(p[0])
+            and p[0] % 100
+            and t.k.isascii()
+            and self._spaced(p[1])
+            and (q := self._phrase(p[1]))
+            and q[2]
+            and q[0] >= 10
+            and self._compound_ordinal(p[1], q) is None
+        ):  # "nine hundred forty-eight seventy-five" is $948.75 where money is meant
+            return "pair", (p[0], q[0]), q[1]
         if (
             p[2] and t.k.isascii() and self._spaced(p[1])
         ):  # Hindi "दस पंद्रह दिन" is a range, not 1015
@@ -432,6 +363,19 @@ class _Parser:
                 return "pair", (p[0], self._role(p[1] + 1)[1]), p[1] + 2
         return "value", p[0], p[1]
 
+    def _compound_ordinal(self, i: int, p: tuple[Decimal, int, bool]) -> tuple[Decimal, int] | None:
+        """("twenty-third" = 23, next token) when the phrase `p` read at `i` is a tens word that an
+        ordinal ends ("twenty-third", "thirty first"): read as 20, it would be a wrong value."""
+        k = p[1]
+        if not p[2] or self._role(k - 1)[0] != "t":
+            return None
+        if self._tok(k).k == "-" and not self._tok(k).gap and not self._tok(k + 1).gap:
+            k += 1
+        elif not self._spaced(k):
+            return None
+        o = self._ordinal_unit(k)
+        return (p[0] + o, k + 1) if o is not None else None
+
     def _quantity(self, i: int) -> int | None:
         t, currency, j = self.toks[i], None, i
         if t.kind == "sym" or t.kind == "word" and t.k in PREFIX:
@@ -439,9 +383,12 @@ class _Parser:
                 SYMBOLS.get(t.k) or PREFIX[t.k],
                 i + (2 if self._tok(i + 1).k == "." else 1),
             )
-        if (num := self._number(j, allow_id=currency is None)) is None:
+        if (num := self._number(j, currency is None, bool(currency) or self.money)) is None:
             return None
         (what, value, k), first = num, self.toks[i].start
+        if what == "ordinal":  # a day or a place, never an amount
+            self.out.append(self._value("number", value, first, self.toks[k - 1].end))
+            return k
         if what == "id":
             self.out.append(self._value("identifier", value, first, self.toks[k - 1].end))
             return k
@@ -523,7 +470,7 @@ class _Parser:
         if (
             t.kind != "word"
             or len(t.k) < 2
-            or any(t.k in s for s in (STOP, self.words, MONTHS, MAJOR, MINOR, TIME_WORDS))
+            or any(t.k in s for s in (STOP, self.words, self.lex.months, MAJOR, MINOR, TIME_WORDS))
         ):
             return None, start
         stems = [w for w in UNIT_WORDS if t.k.startswith(w) and (w == t.k or not t.k.isascii())]

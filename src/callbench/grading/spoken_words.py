@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 
 from .spoken_langs import TABLES, LanguageTable, table_for
@@ -72,18 +73,40 @@ def _roles(t: LanguageTable) -> dict[str, Entry]:
     return out
 
 
+def _fused(t: LanguageTable) -> dict[str, Entry]:
+    """Adjusters written onto the number they adjust, as Marathi (and sometimes Gujarati and Hindi)
+    writers do: "साडेतीन" is 3.5 and "साडेतीनशे" 350."""
+    out: dict[str, Entry] = {}
+    if not t.adjusters or t.code.isascii() and all(w.isascii() for w in t.adjusters):
+        return out
+    for a, adj in t.adjusters.items():
+        for w, n in t.numbers.items():
+            if 0 < n < 100:
+                out[key(a + w)] = ("f", Decimal(n) + adj)
+        for w, n in t.fused_hundreds.items():
+            out[key(a + w)] = ("h", Decimal(n) + adj * 100)
+    return out
+
+
 def _reading(t: LanguageTable) -> dict[str, Entry]:
     """The number words read in a call in `t`'s language: its own, over those of the tables it
     reads too (English inside a Hindi call)."""
     out: dict[str, Entry] = {}
     for code in t.reads_also:
         out.update(_roles(TABLES[code]))
+    out.update(_fused(t))
     out.update(_roles(t))
     return out
 
 
 NUMBER_WORDS: dict[str, dict[str, Entry]] = {code: _reading(t) for code, t in TABLES.items()}
 """table code -> {key: (role, value)}; `number_roles` finds the table for any language code"""
+
+
+FOREIGN_NUMBERS = frozenset(k for words in NUMBER_WORDS.values() for k in words)
+"""every number word of every table: one a call's language does not read is still a number"""
+LINKS = {key(w) for w in "की के का ki ke ka".split()}
+"""possessive links between a month and its day: "मार्च की 23 तारीख" """
 
 
 def number_roles(language: str) -> Mapping[str, Entry]:
@@ -111,10 +134,21 @@ def _all(field: str) -> set[str]:
     return {key(w) for t in TABLES.values() for w in str(getattr(t, field)).split()}
 
 
+def _inflected(t: LanguageTable, ws: Iterable[str]) -> dict[str, str]:
+    """key of each word, and of each word with each of `t`'s case endings -> the word itself."""
+    out = {key(w): w for w in ws}
+    for w in ws:
+        if not w.isascii():
+            out.update({key(w + e): w for e in t.case_endings if key(w + e) not in out})
+    return out
+
+
 def _merged(field: str) -> dict:
+    """One {word: meaning} field over every table, keyed by `key()`, case endings included."""
     out: dict = {}
     for t in TABLES.values():
-        out.update({key(w): v for w, v in getattr(t, field).items()})
+        table = getattr(t, field)
+        out.update({k: table[w] for k, w in _inflected(t, list(table)).items()})
     return out
 
 
@@ -123,6 +157,50 @@ def _set(ws: Iterable[str]) -> set[str]:
 
 
 MONTHS: dict[str, int] = _merged("months")
+"""every table's month names (a Hindi call names months in English too), case endings included"""
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """What the parser reads in one language, compiled from its table and the tables it reads
+    too: `spoken_parser` looks words up here."""
+
+    words: Mapping[str, Entry]
+    weak: frozenset[str]
+    months: Mapping[str, int]
+    ordinals: Mapping[str, int]
+    day_words: frozenset[str]
+    numeral_suffixes: frozenset[str]
+
+
+def _lexicon(t: LanguageTable) -> Lexicon:
+    tables = [TABLES[c] for c in t.reads_also] + [t]
+    stop = {key(w) for w in t.stop_words.split()}
+    ordinals: dict[str, int] = {}
+    days: set[str] = set()
+    for u in tables:
+        ordinals.update({key(w): n for w, n in u.ordinals.items()})
+        days |= set(_inflected(u, u.day_words.split()))
+    return Lexicon(
+        words=NUMBER_WORDS[t.code],
+        weak=frozenset(key(w) for u in tables for w in u.weak.split()),
+        months={k: m for k, m in MONTHS.items() if k not in stop},
+        ordinals=ordinals,
+        day_words=frozenset(days),
+        numeral_suffixes=frozenset(key(s) for u in tables for s in u.numeral_suffixes),
+    )
+
+
+LEXICONS: dict[str, Lexicon] = {code: _lexicon(t) for code, t in TABLES.items()}
+_NO_LEXICON = Lexicon({}, frozenset(), MONTHS, dict(_en.ORDINALS), frozenset(), frozenset())
+
+
+def lexicon(language: str) -> Lexicon:
+    """The parser's lookups for a language code; a language without a table reads no number
+    words (suite validation refuses spoken checks in such a language)."""
+    t = table_for(language)
+    return LEXICONS[t.code] if t is not None else _NO_LEXICON
+
 
 # -- the words around numbers: currencies, units, identifier cues (keys, as `key()` gives them),
 # of every language together

@@ -109,7 +109,7 @@ TABLE = LanguageTable(
     adjusters={"সাড়ে": Decimal("0.5"), "সোয়া": Decimal("0.25"), "পৌনে": Decimal("-0.25")},
     ordinals=ORDINALS,
     numeral_suffixes=("লা", "রা", "ঠা", "ই", "শে"),
-    day_words=("তারিখ", "তারিখে", "তারিখের", "তারিখও"),
+    day_words="তারিখ তারিখে তারিখের তারিখও",
     months=month_words(
         "জানুয়ারি",
         "ফেব্রুয়ারি",

@@ -71,7 +71,7 @@ TABLE = LanguageTable(
     ordinals=ORDINALS,
     # ૧૫મી, ૧લી, ૨જી, ૬ઠ્ઠી; not ૪થી, whose થી is also "from" (૫૦૦થી વધુ)
     numeral_suffixes=("મી", "લી", "જી", "ઠ્ઠી"),
-    day_words=("તારીખ", "તારીખે", "તારીખથી", "તારીખના", "તારીખની", "તારીખનું", "તા"),
+    day_words="તારીખ તારીખે તારીખથી તારીખના તારીખની તારીખનું તા",
     months=month_words(
         "જાન્યુઆરી",
         "ફેબ્રુઆરી",

@@ -1,6 +1,7 @@
 """Hindi in Devanagari: a word for each of 0-99 (45 is पैंतालीस, not "forty five"), canonical
 spelling first (the CLDR spell-out rules), common variants after; fractions (डेढ़, ढाई, साढ़े,
-सवा, पौने), lakh and crore, months, rupees and the cues around identifiers."""
+सवा, पौने), lakh and crore, ordinal days (पहली मार्च, 23 तारीख), months, rupees and the cues around
+identifiers. A Hindi call reads romanised Hindi too ("dedh lakh"): agents type both."""
 
 from __future__ import annotations
 
@@ -55,6 +56,22 @@ TABLE = LanguageTable(
     scales={"हज़ार": 10**3, "लाख": 10**5, "करोड़": 10**7, "अरब": 10**9},
     fractions={"डेढ़": Decimal("1.5"), "ढाई": Decimal("2.5")},
     adjusters={"साढ़े": Decimal("0.5"), "सवा": Decimal("0.25"), "पौने": Decimal("-0.25")},
+    ordinals={
+        **dict.fromkeys("पहली पहला पहले".split(), 1),
+        **dict.fromkeys("दूसरी दूसरा दूसरे".split(), 2),
+        **dict.fromkeys("तीसरी तीसरा तीसरे".split(), 3),
+        **dict.fromkeys("चौथी चौथा चौथे".split(), 4),
+        "पाँचवीं": 5,
+        "पांचवी": 5,
+        "छठी": 6,
+        "छठवीं": 6,
+        "सातवीं": 7,
+        "आठवीं": 8,
+        "नौवीं": 9,
+        "दसवीं": 10,
+    },
+    numeral_suffixes=("वीं", "वां", "वें", "ली", "ला"),
+    day_words="तारीख तारिख तरीख",
     months=month_words(
         "जनवरी",
         "फ़रवरी",
@@ -97,7 +114,7 @@ TABLE = LanguageTable(
     id_fillers="संख्या नंबर कोड",
     is_words="है",
     year_cues="सन् साल",
-    stop_words="का की के को में से पर है हैं था थी थे और या तक ने भी ही तो जी हाँ नहीं कि लिए",
+    stop_words="मे का की के को में से पर है हैं था थी थे और या तक ने भी ही तो जी हाँ नहीं कि लिए",
     folds={
         "\u0901": "\u0902",
         "\u093c": None,
@@ -108,4 +125,5 @@ TABLE = LanguageTable(
         "\u0911": "\u0913",
         "\u0949": "\u094b",
     },
+    reads_also=("en", "hi-Latn"),
 )

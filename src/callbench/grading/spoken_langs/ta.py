@@ -183,7 +183,7 @@ TABLE = LanguageTable(
     fractions=FRACTIONS,
     ordinals=ORDINALS,
     numeral_suffixes=("ஆம்", "ம்", "வது", "ஆவது"),
-    day_words=("தேதி",),
+    day_words="தேதி",
     months=month_words(
         "ஜனவரி",
         "பிப்ரவரி பெப்ரவரி",

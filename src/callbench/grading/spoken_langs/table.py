@@ -55,8 +55,12 @@ class LanguageTable:
     """day ordinals said as words: "third" -> 3, "पहली" -> 1 (English compounds come from tens)"""
     numeral_suffixes: Sequence[str] = ()
     """what follows digits to make them an ordinal ("st nd rd th", "वीं", "મી")"""
-    day_words: Sequence[str] = ()
-    """words after a day number that make it a day of the month: "२३ तारीख" """
+    day_words: str = ""
+    """words after a day number that make it a day of the month: "२३ तारीख" (the next 23rd when no
+    month is said), "मार्च की 23 तारीख" """
+    weak: str = ""
+    """number words that are also common words ("do", "saath", "teen"): read as a number only
+    before another number word, a scale, a currency or a unit word ("do sau", "do din")"""
     months: Mapping[str, int] = field(default_factory=_frozen)
     """month names and abbreviations -> 1-12"""
     currency_prefix: Mapping[str, str] = field(default_factory=_frozen)

@@ -37,6 +37,7 @@ from .spoken_words import (
     IS,
     MAJOR,
     MINOR,
+    NIGHT_CUES,
     PM_CUES,
     PREFIX,
     STOP,
@@ -326,6 +327,15 @@ class _Parser(_Reading):
                         k + 2,
                         r[1],
                     )  # "1 lakh 25 thousand"
+                if (
+                    (n := self._tok(k)).kind == "num"
+                    and n.plain
+                    and not n.ordinal
+                    and self._spaced(k)
+                    and 100 <= int(n.k) < big
+                    and n.k[0] != "0"
+                ):
+                    value, k = value + Decimal(n.k), k + 1  # "12 हज़ार 450": the rest in digits
             if self._word(k, {"k"}) and not self._tok(k).gap:
                 value, k = value * 1000, k + 1
             return "value", value, k
@@ -440,8 +450,13 @@ class _Parser(_Reading):
         if not self._spaced(k):
             return None
         if t.k in TIME_WORDS:  # "शाम पाँच बजे" is five in the evening
-            pm = any(self._word(self._start(first) - back, PM_CUES) for back in (1, 2))
-            ampm, end = t.k if t.k in ("am", "pm") else ("pm" if pm else None), k + 1
+            before, end = [self._start(first) - back for back in (1, 2)], k + 1
+            if t.k in ("am", "pm"):
+                ampm = t.k
+            elif any(self._word(b, PM_CUES) for b in before):
+                ampm = "pm"
+            elif any(self._word(b, NIGHT_CUES) for b in before):
+                ampm = "pm" if 6 <= hour < 12 else "am"  # "রাত আটটায়" 20:00, "রাত বারোটায়" 00:00
         elif t.k in ("a", "p") and self._tok(k + 1).k == "." and self._word(k + 2, {"m"}):  # "a.m."
             ampm, end = (
                 t.k,

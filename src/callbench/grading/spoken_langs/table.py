@@ -85,6 +85,9 @@ class LanguageTable:
     """words after an hour that make it a clock time: "am pm", "बजे", "વાગ્યે" """
     pm_cues: str = ""
     """words before a clock time that put it in the afternoon or evening: "शाम" """
+    night_cues: str = ""
+    """words before a clock time that put 6 to 11 in the evening and 12 to 5 in the small hours:
+    "রাত আটটায়" is 20:00, "রাত বারোটায়" 00:00 (a PM cue would make 2 at night 14:00)"""
     id_cues: str = ""
     """words that announce an identifier: "account", "नंबर" """
     strong_cues: str = ""

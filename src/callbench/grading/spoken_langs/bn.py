@@ -109,6 +109,8 @@ TABLE = LanguageTable(
     adjusters={"সাড়ে": Decimal("0.5"), "সোয়া": Decimal("0.25"), "পৌনে": Decimal("-0.25")},
     ordinals=ORDINALS,
     numeral_suffixes=("লা", "রা", "ঠা", "ই", "শে"),
+    # নয় (9) is also "is not" (ঠিক নয়): a number only before what it counts
+    weak="নয়",
     day_words="তারিখ তারিখে তারিখের তারিখও",
     months=month_words(
         "জানুয়ারি",

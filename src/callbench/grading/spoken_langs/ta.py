@@ -183,6 +183,8 @@ TABLE = LanguageTable(
     fractions=FRACTIONS,
     ordinals=ORDINALS,
     numeral_suffixes=("ஆம்", "ம்", "வது", "ஆவது"),
+    # ஒரு is also the article, கால் also "call" (கால் பண்ணுங்க) and "leg"
+    weak="ஒரு ஓர் கால்",
     day_words="தேதி",
     months=month_words(
         "ஜனவரி",

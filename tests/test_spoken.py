@@ -9,7 +9,14 @@ import pytest
 from callbench.call.trace import Message, SuiteRef, Trace
 from callbench.grading.spoken import Window, find_values, number_words
 from callbench.grading.spoken_stated import stated
-from callbench.grading.spoken_words import GU_0_99, GU_VARIANTS, HI_0_99, HI_VARIANTS
+from callbench.grading.spoken_words import (
+    GU_0_99,
+    GU_VARIANTS,
+    HI_0_99,
+    HI_VARIANTS,
+    key,
+    lexicon,
+)
 
 TODAY = date(2026, 5, 1)
 FIELDS = ("kind", "value", "unit", "currency")
@@ -98,7 +105,8 @@ CASES = [
     ("en", "10:40 works", [T(10, 40)]),
     ("en", "ten thirty am", [T(10, 30)]),
     ("en", "three o'clock", [T(3)]),
-    ("en", "pay $20 by the 5th", [A(20, "USD")]),  # a bare ordinal is neither amount nor date
+    # a bare ordinal is neither amount nor date: a number (the day)
+    ("en", "pay $20 by the 5th", [A(20, "USD"), N(5)]),
     ("en", "on 31 February", [N(31)]),  # an impossible date is not a date
     # dates; a year inside a date is not a separate number
     ("en", "2026-11-14", [D(2026, 11, 14)]),
@@ -268,6 +276,9 @@ def test_number_words_round_trip(language):
     for n in list(range(0, 1000)) + big:
         said = number_words(n, language)
         got = find_values(said, parse_as)
+        if key(said) in lexicon(parse_as).weak:  # "दो" alone may be the verb "give"
+            assert got == [], said
+            continue
         assert [(v.kind, v.value) for v in got] == [("number", Decimal(n))], (n, said)
 
 
@@ -303,7 +314,8 @@ def test_number_words_known_forms(n, language, words):
 def test_every_table_word_and_variant_parses(table, variants, language):
     pairs = list(enumerate(table)) + [(n, w) for n, ws in variants.items() for w in ws.split()]
     for n, word in pairs:
-        assert [v.value for v in find_values(word, language)] == [Decimal(n)], word
+        alone = [] if key(word) in lexicon(language).weak else [Decimal(n)]
+        assert [v.value for v in find_values(word, language)] == alone, word
 
 
 def test_number_words_refuses_what_it_cannot_say():

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import Problem, SuiteError
+from .grading.spoken_langs import TABLES, table_for
 from .recital_check import recital_problems
 from .reference_check import reference_problems
 from .spec import Suite, load_suite_files, validate_suite
+from .spec.yamlio import YamlDocument
 from .suites import locate
 
 
@@ -36,11 +38,37 @@ def check_suite(suite: str | Path | None = None) -> SuiteCheck:
     if loaded is None:
         return SuiteCheck(None, problems)
     problems += validate_suite(loaded, docs)
+    problems += spoken_language_problems(loaded, docs)
     if not any(p.level == "error" for p in problems):
         problems += recital_problems(loaded, docs)
     if not any(p.level == "error" for p in problems):
         problems += reference_problems(loaded, docs)
     return SuiteCheck(loaded, problems)
+
+
+def spoken_language_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
+    """A scenario with spoken checks in a language the spoken-value parser has no tables for is an
+    error: its checks would read no number word, date or currency in its language, and fail (or,
+    for a `not_state` guard, pass) without saying why."""
+    out: list[Problem] = []
+    for sid, sc in suite.scenarios.items():
+        if not sc.spoken_checks or table_for(sc.language) is not None:
+            continue
+        label = suite.scenario_files[sid]
+        doc = docs.get(label)
+        out.append(
+            Problem(
+                label,
+                "language",
+                f"scenario '{sid}' has {len(sc.spoken_checks)} spoken check(s) "
+                f"(spoken_checks[0] is '{sc.spoken_checks[0].id}') in language '{sc.language}', "
+                "for which the spoken-value parser has no tables (it reads "
+                f"{', '.join(sorted(TABLES))}): add a table under "
+                "callbench/grading/spoken_langs, or remove the spoken checks",
+                doc.line_of(("language",)) if doc else None,
+            )
+        )
+    return out
 
 
 def load_suite(suite: str | Path | None = None) -> Suite:
@@ -51,4 +79,4 @@ def load_suite(suite: str | Path | None = None) -> Suite:
     return result.suite
 
 
-__all__ = ["SuiteCheck", "check_suite", "load_suite"]
+__all__ = ["SuiteCheck", "check_suite", "load_suite", "spoken_language_problems"]

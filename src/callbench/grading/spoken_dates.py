@@ -76,6 +76,14 @@ class _Reading:
             k = said + (1 if self._word(said, {"of"}) else 0)
             if (mon := self._month(k)) is not None:
                 return self._emit_date(j, day[0], *mon)
+            if said > day[1] and any(self._word(j - b, self.lex.every) for b in (1, 2, 3)):
+                # "हर महीने की 10 तारीख": a day every month, not one date
+                self.out.append(
+                    self._value(
+                        "number", Decimal(day[0]), self.toks[j].start, self.toks[said - 1].end
+                    )
+                )
+                return said
             if said > day[1]:  # "23 तारीख": a day of the month, no month said
                 return self._emit_day_of_month(j, day[0], said)
         if (mon := self._month(i)) is not None:

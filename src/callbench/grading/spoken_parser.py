@@ -211,6 +211,10 @@ class _Parser(_Reading):
             if t.kind != "word" or (j > i and not self._spaced(j)):
                 break
             nxt = self._role(j + 1)[0]
+            if (half := self._half(j, cur, last)) is not None:  # "four and a half", "half a lakh"
+                cur, last, j = half[0], "f", half[1]
+                roles.append("f")
+                continue
             if t.k in AND and last in ("s", "S", "h") and nxt in ("d", "n", "t"):
                 last, j = "and", j + 1
                 continue
@@ -249,7 +253,10 @@ class _Parser(_Reading):
                 frac, j = "", j + 1
                 while self._role(j)[0] in ("d", "oh") and self._spaced(j):
                     frac, j = frac + str(int(self._role(j)[1])), j + 1
-                return total + (cur or 0) + Decimal("0." + frac), j, False
+                said = (cur or 0) + Decimal("0." + frac)
+                if not total and self._role(j)[0] == "S" and self._spaced(j):
+                    return _tidy(said * self._role(j)[1]), j + 1, False  # "three point five lakh"
+                return total + said, j, False
             else:
                 break
             roles.append(role)
@@ -262,6 +269,30 @@ class _Parser(_Reading):
             return None  # "Dedh lakh" read without "dedh" would be 100000, not 150000
         value = _tidy(total + (cur or 0))
         return value, j, set(roles) <= {"d", "n", "t"} and value == int(value) and 0 < value < 100
+
+    def _half(self, j: int, cur: Decimal | None, last: str | None) -> tuple[Decimal, int] | None:
+        """(value, next token) of English "and a half" after a number below 100, or of "half a"
+        before a scale; None elsewhere."""
+        t = self._tok(j)
+        if t.kind != "word" or not all(self._spaced(j + n) for n in (1, 2)):
+            return None
+        if (
+            t.k in AND
+            and last in ("d", "n", "t")
+            and cur is not None
+            and 0 < cur < 100
+            and self._word(j + 1, {"a", "an"})
+            and self._word(j + 2, {"half"})
+        ):
+            return cur + Decimal("0.5"), j + 3
+        if (
+            t.k == "half"
+            and cur is None
+            and self._word(j + 1, {"a", "an"})
+            and self._role(j + 2)[0] in ("s", "S")
+        ):
+            return Decimal("0.5"), j + 2
+        return None
 
     def _counted(self, j: int) -> bool:
         """Whether token `j` is what a number counts or names: a currency, a unit, a month, a day
@@ -282,7 +313,11 @@ class _Parser(_Reading):
         if i == 0 or not self._spaced(i):
             return False
         t = self.toks[i - 1]
-        return t.kind == "word" and t.k in FOREIGN_NUMBERS and t.k not in self.words
+        if t.kind != "word" or t.k in self.words:
+            return False
+        # in an Indian script, any word but a function word: "अढ़ाई हज़ार" with an unknown
+        # spelling of ढाई must not be read as a thousand
+        return t.k in FOREIGN_NUMBERS or not t.k.isascii() and t.k not in STOP and t.k not in AND
 
     # -- amounts and counts
     def _number(self, i: int, allow_id: bool, money: bool = False) -> tuple[str, Any, int] | None:
@@ -339,8 +374,16 @@ class _Parser(_Reading):
             if self._word(k, {"k"}) and not self._tok(k).gap:
                 value, k = value * 1000, k + 1
             return "value", value, k
-        if t.kind == "num":
-            return None
+        if t.kind == "num" or self._bare_ordinal(i):  # "23rd", "on the fifteenth."
+            return (
+                ("ordinal", Decimal(int(t.k)), i + 1)
+                if t.kind == "num"
+                else (
+                    "ordinal",
+                    Decimal(self.lex.ordinals[t.k]),
+                    i + 1,
+                )
+            )
         if allow_id and (seq := self._digits(i)):
             return "id", seq[0], seq[1]
         if (p := self._phrase(i)) is None:
@@ -372,6 +415,17 @@ class _Parser(_Reading):
             ):
                 return "pair", (p[0], self._role(p[1] + 1)[1]), p[1] + 2
         return "value", p[0], p[1]
+
+    def _bare_ordinal(self, i: int) -> bool:
+        """An ordinal word after "the" that ends its phrase ("on the fifteenth.", "the third of
+        each month"): a day; before a noun ("the first payment") it is left unread."""
+        t, after = self._tok(i), self._tok(i + 1)
+        return (
+            t.kind == "word"
+            and t.k in self.lex.ordinals
+            and self._word(i - 1, {"the"})
+            and (after.kind in ("punct", "end") or self._word(i + 1, {"of"}))
+        )
 
     def _compound_ordinal(self, i: int, p: tuple[Decimal, int, bool]) -> tuple[Decimal, int] | None:
         """("twenty-third" = 23, next token) when the phrase `p` read at `i` is a tens word that an
@@ -428,7 +482,11 @@ class _Parser(_Reading):
                     value, k = value + minor[1] / 100, after
         elif self._word(k, MINOR):
             value, currency, k = value / 100, currency or MINOR[self.toks[k].k], k + 1
-        unit, k = self._unit(k, value) if currency is None else (None, k)
+        owner = self._tok(k - 1).k
+        if currency is None and not (owner.endswith(self.lex.genitive) and not owner.isascii()):
+            unit, k = self._unit(k, value)
+        else:  # "दहा हजारांचा हप्ता": an instalment of 10,000, not 10,000 instalments
+            unit = None
         year_like = (
             t.kind == "num"
             and t.plain

@@ -172,6 +172,8 @@ class Lexicon:
     ordinals: Mapping[str, int]
     day_words: frozenset[str]
     numeral_suffixes: frozenset[str]
+    genitive: tuple[str, ...]
+    every: frozenset[str]
 
 
 def _lexicon(t: LanguageTable) -> Lexicon:
@@ -189,11 +191,15 @@ def _lexicon(t: LanguageTable) -> Lexicon:
         ordinals=ordinals,
         day_words=frozenset(days),
         numeral_suffixes=frozenset(key(s) for u in tables for s in u.numeral_suffixes),
+        genitive=tuple(key(e) for u in tables for e in u.genitive_endings.split()),
+        every=frozenset(_inflected(t, [w for u in tables for w in u.every_words.split()])),
     )
 
 
 LEXICONS: dict[str, Lexicon] = {code: _lexicon(t) for code, t in TABLES.items()}
-_NO_LEXICON = Lexicon({}, frozenset(), MONTHS, dict(_en.ORDINALS), frozenset(), frozenset())
+_NO_LEXICON = Lexicon(
+    {}, frozenset(), MONTHS, dict(_en.ORDINALS), frozenset(), frozenset(), (), frozenset()
+)
 
 
 def lexicon(language: str) -> Lexicon:

@@ -66,6 +66,7 @@ TABLE = LanguageTable(
         }
     ),
     currency_minor=words({"USD": "cent cents", "INR": "paise paisa", "GBP": "pence penny"}),
+    every_words="each every",
     and_words="and",
     point_words="point",
     repeat_words={"double": 2, "triple": 3},
@@ -82,12 +83,14 @@ TABLE = LanguageTable(
     "this that these those i you we he she they my your our his her their me us them so but if "
     "then than as per about around approx each every which who what when where will would can "
     "could should may might must do does did has have had not no yes ok okay please just only "
-    "also too over under into off up down out now today ago before after until",
+    "also too over under into off up down out now today ago before after until plus minus "
+    "including excluding",
     other_roles={
         "a": ("a", Decimal(1)),
         "an": ("a", Decimal(1)),
         "oh": ("oh", Decimal(0)),
         "o": ("oh", Decimal(0)),
+        "half": ("half", Decimal("0.5")),
     },
     reads_also=(),
 )

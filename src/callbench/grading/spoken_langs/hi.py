@@ -52,9 +52,15 @@ TABLE = LanguageTable(
     name="Hindi",
     numbers=zero_to_99(ZERO_TO_99, VARIANTS),
     canonical=tuple(ZERO_TO_99),
+    weak="दो",  # also "give": a number only before what it counts ("दो सौ", "दो किस्तें")
     hundreds={"सौ": 100},
     scales={"हज़ार": 10**3, "लाख": 10**5, "करोड़": 10**7, "अरब": 10**9},
-    fractions={"डेढ़": Decimal("1.5"), "ढाई": Decimal("2.5")},
+    fractions={
+        "डेढ़": Decimal("1.5"),
+        "ढाई": Decimal("2.5"),
+        "अढ़ाई": Decimal("2.5"),
+        "पौन": Decimal("0.75"),
+    },
     adjusters={"साढ़े": Decimal("0.5"), "सवा": Decimal("0.25"), "पौने": Decimal("-0.25")},
     ordinals={
         **dict.fromkeys("पहली पहला पहले".split(), 1),
@@ -104,6 +110,7 @@ TABLE = LanguageTable(
             "percent": "प्रतिशत",
         }
     ),
+    every_words="हर प्रत्येक",
     and_words="और",
     point_words="दशमलव",
     repeat_words={"डबल": 2, "ट्रिपल": 3},
@@ -114,7 +121,8 @@ TABLE = LanguageTable(
     id_fillers="संख्या नंबर कोड",
     is_words="है",
     year_cues="सन् साल",
-    stop_words="मे का की के को में से पर है हैं था थी थे और या तक ने भी ही तो जी हाँ नहीं कि लिए",
+    stop_words="सिर्फ़ सिर्फ केवल लगभग करीब तकरीबन कुल बस मात्र पूरे मे का की के को में से पर है "
+    "हैं था थी थे और या तक ने भी ही तो जी हाँ नहीं कि लिए",
     folds={
         "\u0901": "\u0902",
         "\u093c": None,

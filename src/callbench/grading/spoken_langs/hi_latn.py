@@ -140,6 +140,7 @@ TABLE = LanguageTable(
     fractions={
         **dict.fromkeys("dedh derh dedhh dhedh".split(), Decimal("1.5")),
         **dict.fromkeys("dhai dhaai adhai adhaai arhai dhaayi".split(), Decimal("2.5")),
+        **dict.fromkeys("paun pon".split(), Decimal("0.75")),
     },
     adjusters={
         **dict.fromkeys("saade saadhe sadhe sade saare saarhe".split(), Decimal("0.5")),
@@ -174,6 +175,7 @@ TABLE = LanguageTable(
             "percent": "pratishat",
         }
     ),
+    every_words="har pratyek",
     and_words="aur",
     point_words="dashamlav",
     time_words="baje bajey",

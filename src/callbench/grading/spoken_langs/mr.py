@@ -63,6 +63,9 @@ TABLE = LanguageTable(
         "शंभर": 100,
         **{u + "शे": 100 * n for n, u in enumerate(_UNITS) if n},
         "नउशे": 900,
+        **{ZERO_TO_99[n] + "शे": 100 * n for n in range(10, 100)},  # "पंधराशे" 1500
+        "दीडशे": 150,
+        "अडीचशे": 250,
     },
     scales={
         "हजार": 10**3,
@@ -80,7 +83,7 @@ TABLE = LanguageTable(
         "कोटींची": 10**7,
         "अब्ज": 10**9,
     },
-    fractions={"दीड": Decimal("1.5"), "अडीच": Decimal("2.5")},
+    fractions={"दीड": Decimal("1.5"), "अडीच": Decimal("2.5"), "पाऊण": Decimal("0.75")},
     adjusters={"साडे": Decimal("0.5"), "सव्वा": Decimal("0.25"), "पावणे": Decimal("-0.25")},
     ordinals={
         **dict.fromkeys("पहिला पहिली पहिले".split(), 1),
@@ -141,6 +144,8 @@ TABLE = LanguageTable(
         "ही",
         "च",
     ),
+    genitive_endings="चा ची चे च्या",
+    every_words="दर प्रत्येक",
     and_words="आणि व",
     point_words="दशांश",
     repeat_words={"डबल": 2},
@@ -151,7 +156,7 @@ TABLE = LanguageTable(
     id_fillers="क्रमांक नंबर कोड",
     is_words="आहे",
     year_cues="साली सन",
-    stop_words="चा ची चे च्या ला ना नी त आणि किंवा पर्यंत आहे आहेत होते होता होती तुमचा तुमची तुमचे "
-    "तुम्ही मी आम्ही हे ते ती तो की पण तर ही",
+    stop_words="फक्त सुमारे जवळपास एकूण साधारण चा ची चे च्या ला ना नी त आणि किंवा पर्यंत आहे आहेत "
+    "होते होता होती तुमचा तुमची तुमचे तुम्ही मी आम्ही हे ते ती तो की पण तर ही",
     reads_also=("en",),
 )

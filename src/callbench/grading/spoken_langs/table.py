@@ -75,6 +75,12 @@ class LanguageTable:
     """endings written onto a month, currency or unit word ("ની", "ला", "चा"): "રૂપિયાની" is
     "રૂપિયા" + "ની". Only listed endings are stripped, longest first, from a word that is no entry
     itself."""
+    every_words: str = ""
+    """"each", "every", "हर", "दर": before a day of the month ("हर महीने की 10 तारीख") they make it
+    a day every month (a number), not one date"""
+    genitive_endings: str = ""
+    """endings that make a number word a possessor ("हजारांचा", "હજારનો"): the noun after it is
+    what the amount is of, not its unit ("दहा हजारांचा हप्ता" is an instalment of 10,000)"""
     and_words: str = ""
     """words for "and" between parts of a number or an amount and its minor unit"""
     point_words: str = ""

@@ -36,9 +36,13 @@ LAYERS: list[set[str]] = [
     {"play"},  # episode assembly: shared by the sweep and the suite's reference proof
     {"recital_check", "reference_check"},
     {"suite_check"},
+    # the audit proves suites with validate, the oracle and the text helpers; the gameability figure
+    # (a sweep) is attached by the command above it, so generate can audit what it writes
+    {"audit"},
     # report.json is built from scorecards and the suite alone; the sweep, re-scoring and
     # `callbench report` (runs/rebuild.py) build it, so reports sit below runs
     {"reports"},
+    {"sealing"},  # seals suites and marks reports official; nothing below runs needs it
     {"runs"},
     {"gameability", "generate"},  # generate proves its suites with the loader and reads stored runs
     {"cli_generate", "cli_suites"},  # command groups mounted by cli

@@ -48,7 +48,7 @@ def test_report_carries_intervals_completion_and_honesty_figures(runs):
         oracle["operational"]["tool_calls_per_call"] > 0
         and noop["operational"]["tool_calls_per_call"] == 0
     )
-    assert report["schema_version"] == 4 and report["bootstrap"]["samples"] == 2000
+    assert report["schema_version"] == 5 and report["bootstrap"]["samples"] == 2000
     assert report["scoring"]["mode"] == "guards" and "guard" in report["scoring"]["rule"]
     assert (
         oracle["completion_at_cutoff"]["passed"] == 32

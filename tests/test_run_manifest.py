@@ -90,9 +90,10 @@ def test_every_field_round_trips_through_run_json(mini_suite, tmp_path):
     read = RunManifest.read(tmp_path)
     assert read == manifest
     assert read.to_config() == config
-    # every manifest field is set to something other than its default
+    # every manifest field is set to something other than its default (`generation` needs a
+    # suite with a manifest.json: its round trip is in tests/test_sealing.py)
     for name, info in RunManifest.model_fields.items():
-        if name != "manifest_version":
+        if name not in ("manifest_version", "generation"):
             assert getattr(read, name) != info.get_default(call_default_factory=True), name
     assert read.manifest_version == MANIFEST_VERSION
     text = path.read_text()

@@ -122,3 +122,28 @@ def test_stored_runs_feed_the_difficulty(tmp_path):
     assert len(outcomes) == 6
     assert sorted(ok for _, ok in outcomes) == [False] * 3 + [True] * 3
     assert {t.id for t, _ in outcomes} == set(picked)
+
+
+def test_the_built_in_exam_carries_a_manifest_that_matches_it():
+    """manifest.json names the suite's hash without itself, each call's file hash and the hashes of
+    the sources the exam was computed from: editing the generator or the data without
+    regenerating the exam is caught here."""
+    import hashlib
+
+    from callbench.generate.utility.pipeline import SOURCES
+    from callbench.spec.generation import MANIFEST_FILE, GenerationManifest
+    from callbench.spec.loading import suite_hash_without_manifest
+
+    root = BUILTIN_ROOT / "utility-billing"
+    manifest = GenerationManifest.model_validate_json((root / MANIFEST_FILE).read_text())
+    assert manifest.generator == "callbench generate utility" and manifest.model is None
+    assert manifest.suite_sha256 == suite_hash_without_manifest(root)
+    assert len(manifest.scenarios) == 100
+    package = BUILTIN_ROOT.parent
+    for entry in manifest.scenarios:
+        assert hashlib.sha256((root / entry.file).read_bytes()).hexdigest() == entry.sha256
+        assert entry.audit == "passed"
+        for rel in SOURCES:
+            assert entry.sources[rel] == hashlib.sha256((package / rel).read_bytes()).hexdigest(), (
+                f"{rel} changed since the exam was generated: run `callbench generate utility`"
+            )

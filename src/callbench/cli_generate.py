@@ -46,6 +46,91 @@ def generate_utility(
     typer.echo(f"{len(result.written)} scenarios -> {target}")
 
 
+@generate_app.command("scenarios")
+def generate_scenarios_cmd(
+    agent: Path = typer.Option(..., help="the agent's folder (holding agent.yaml) or agent.yaml"),
+    count: int = typer.Option(..., min=1, help="how many scenarios to ask for"),
+    model: str = typer.Option(
+        ..., help="model spec, e.g. openai:gpt-4.1 or openai-compatible:URL#MODEL"
+    ),
+    out: Path = typer.Option(None, help="new suite folder to write (default: generated-<agent>)"),
+    difficulty: str = typer.Option(
+        "easy=1,medium=2,hard=1", help="difficulty targets, cycled through per batch"
+    ),
+    track: list[str] = typer.Option(
+        [], "--track", help="track targets (name or name=count; repeatable), cycled per batch"
+    ),
+    max_attempts: int = typer.Option(3, min=1, help="drafts per scenario (the first + repairs)"),
+    seed: int = typer.Option(None, help="sampling seed (scenario i gets seed+i)"),
+    temperature: float = typer.Option(None, help="sampling temperature"),
+    language: str = typer.Option(
+        None, help="must equal the agent's language: scenarios are written in it, never translated"
+    ),
+    example: bool = typer.Option(
+        True, help="show the agent's shortest existing scenario for the format"
+    ),
+) -> None:
+    """Ask a model for scenarios one at a time, from the agent's whole definition; each draft is
+    validated and played by the oracle, failures go back for repair; the suite gets manifest.json
+    and drafts that never passed go to OUT/rejected/ with their reasons."""
+    import asyncio
+
+    from .generate.scenarios import (
+        GenerateSettings,
+        GenerationResult,
+        generate_scenarios,
+        parse_targets,
+        read_agent,
+    )
+    from .models.base import ModelSettings, close_models
+    from .models.specs import ModelSpecError, build_model, parse_spec
+
+    try:
+        source = read_agent(agent)
+        if language is not None and language != source.language:
+            raise ValueError(
+                f"--language {language}: the agent speaks '{source.language}'; scenarios are "
+                "authored in the agent's language, never translated"
+            )
+        settings = GenerateSettings(
+            count=count,
+            difficulty=parse_targets(difficulty, {}),
+            tracks=parse_targets(",".join(track), {}),
+            max_attempts=max_attempts,
+            seed=seed,
+            example=example,
+        )
+        spec = parse_spec(model, settings=ModelSettings(temperature=temperature, seed=seed))
+        chat = build_model(spec)
+    except (SuiteError, ValueError, ModelSpecError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    target = out or Path(f"generated-{source.id}")
+
+    async def go() -> GenerationResult:
+        try:
+            return await generate_scenarios(agent, target, chat, spec.label, settings)
+        finally:
+            await close_models([chat])
+
+    try:
+        result = asyncio.run(go())
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    for path in result.written:
+        typer.echo(f"accepted  {path}")
+    for r in result.rejected:
+        typer.echo(f"rejected  {target / r.file} after {r.attempts} attempt(s):")
+        for reason in r.reasons[:10]:
+            typer.echo(f"    {reason}")
+    typer.echo(
+        f"{len(result.written)} of {count} scenarios -> {target} "
+        f"({len(result.rejected)} rejected, {result.requests} model requests); "
+        f"manifest: {target / 'manifest.json'}"
+    )
+
+
 import_app = typer.Typer(
     no_args_is_help=True, help="Convert scenarios from other benchmarks into a callbench suite."
 )

@@ -3,7 +3,8 @@
 A check such as "the agent stated the arrears within 1 cent before the payment
 was made" must be decided by code, not by a judge reading "sixty-five fifty-two"
 charitably. So the parser reads every form a voice transcript produces (symbols,
-grouped digits, number words in English, Hindi and Gujarati, native-script
+grouped digits, number words in every language with a table in `spoken_langs`:
+English, Hindi in Devanagari and romanised, Gujarati, Marathi, ...; native-script
 digits, digits said one by one) and, just as important, refuses the readings
 that made other verifiers pass wrong calls: a postal code or a phone number is
 an identifier and never an amount, "three payments" is not "three months", a
@@ -17,9 +18,16 @@ Two readings depend on context, decided here once:
 - in a money context a number with no unit is an amount (currency None); with a
   unit ("3 payments") it stays a number.
 
+Where a reading is ambiguous it gives no value rather than a guess: a scale after
+a word the language does not read ("Dedh lakh" in English, an unknown spelling of
+ढाई) is no bare lakh; a weak word ("दो", "saath") is a number only before what it
+counts; a day of the month that has passed ("5 तारीख" on the 12th) is no date.
+Ordinals outside dates ("the 23rd", "twenty-third of each month") are numbers.
+
 Known blind spots, kept rather than guessed around: "pound" is always money, a
-Hindi "दो" may be the verb "give", ordinals outside dates ("the 5th") are not
-read, and slash dates are read day first unless only month first is possible.
+bare ordinal before a noun ("the first payment") is not read, a day of the month
+still to come is this month's whatever the tense, and slash dates are read day
+first unless only month first is possible.
 
 This module is the public face: the types a check compares (`Window`, `Finding`, and
 `SpokenValue`, defined in `spoken_tokens` because its pre-pass already yields values),

@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from .spoken_tokens import SpokenValue, _Tok
-from .spoken_words import EN_ORDINALS, LINKS, Lexicon
+from .spoken_words import EN_ORDINALS, LINKS, UNIT_WORDS, Lexicon
 
 _NO_ROLE: tuple[str | None, Decimal] = (None, Decimal(0))
 
@@ -76,6 +76,10 @@ class _Reading:
             k = said + (1 if self._word(said, {"of"}) else 0)
             if (mon := self._month(k)) is not None:
                 return self._emit_date(j, day[0], *mon)
+            if k > said and self._word(k, self.lex.next) and self._month_unit(k + 1):
+                return self._emit_day_of_month(j, day[0], k + 2, ahead=1)  # "5th of next month"
+            if said > day[1] and self._next_month_before(j):  # "अगले महीने की पहली तारीख"
+                return self._emit_day_of_month(j, day[0], said, ahead=1)
             if said > day[1] and any(self._word(j - b, self.lex.every) for b in (1, 2, 3)):
                 # "हर महीने की 10 तारीख": a day every month, not one date
                 self.out.append(
@@ -99,13 +103,33 @@ class _Reading:
                 return self._emit_date(i, day[0], mon[0], day[1] + 1)
         return None
 
-    def _emit_day_of_month(self, first: int, d: int, k: int) -> int | None:
-        """A day of the month said without its month ("23 तारीख को", "पहली तारीख"): the next such
-        day from the call's date (this month's when it is still to come), as a payment date is
-        said; None when the next month has no such day."""
+    def _month_unit(self, i: int) -> bool:
+        """Whether token `i` is the word "month" in any language ("महीने", "mahine")."""
+        t = self._tok(i)
+        return t.kind == "word" and (
+            t.k == "month"
+            or UNIT_WORDS.get(t.k) == "month"
+            or not t.k.isascii()
+            and any(t.k.startswith(w) for w, u in UNIT_WORDS.items() if u == "month")
+        )
+
+    def _next_month_before(self, j: int) -> bool:
+        """ "next month" in the three tokens before token `j` ("अगले महीने की 1 तारीख")."""
+        return any(
+            j - b >= 0 and self._word(j - b, self.lex.next) and self._month_unit(j - b + 1)
+            for b in (2, 3)
+        )
+
+    def _emit_day_of_month(self, first: int, d: int, k: int, ahead: int = 0) -> int | None:
+        """A day of the month said without its month ("23 तारीख को", "पहली तारीख"): this month's,
+        when it is still to come (as a due date is said). None once it has passed: "5 तारीख" on the
+        12th is last week's in "5 तारीख को भरा था" and next month's in "5 तारीख तक भरिए", and
+        the parser does not read tense."""
         y, m = self.today.year, self.today.month
-        if d < self.today.day:
+        if ahead:  # "next month's 1st"
             y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+        elif d < self.today.day:
+            return None
         try:
             value = date(y, m, d)
         except ValueError:
@@ -180,6 +204,9 @@ class _Reading:
         t = self._tok(j)
         if t.kind == "num" and t.plain and len(t.k) == 4 and 1900 <= int(t.k) < 2200:
             return int(t.k), j + 1
+        shift = {"this": 0, "last": -1, "next": 1}.get(t.k) if t.kind == "word" else None
+        if shift is not None and self._word(j + 1, {"year"}):  # "the first of May this year"
+            return self.today.year + shift, j + 2
         p = self._phrase(j)
         if p and p[2] and (q := self._phrase(p[1])) and q[2] and q[0] >= 10 and self._spaced(p[1]):
             p = (p[0] * 100 + q[0], q[1], True)  # "twenty twenty-six"

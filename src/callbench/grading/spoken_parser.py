@@ -47,8 +47,18 @@ from .spoken_words import (
     UNIT_WORDS,
     YEAR_CUES,
     compounds_for,
+    key,
     lexicon,
 )
+
+RANGE = {key(w) for w in "to से se ते".split()}
+"""words between the ends of a range: "दो से पाँच बजे" says two"""
+DAY_CUES = {
+    key(w)
+    for w in "on by until till from before after since due monday tuesday wednesday thursday "
+    "friday saturday sunday".split()
+}
+"""words before "the" + an ordinal that make the ordinal a day ("on the fifteenth")"""
 
 
 def _tidy(v: Decimal) -> Decimal:
@@ -300,6 +310,8 @@ class _Parser(_Reading):
         t = self._tok(j)
         if t.kind != "word" or not self._spaced(j):
             return False
+        if t.k in RANGE and self._spaced(j + 1):  # "दो से पाँच बजे"
+            return self._tok(j + 1).kind == "num" or self._role(j + 1)[0] is not None
         return (
             any(t.k in s for s in (MAJOR, MINOR, TIME_WORDS, self.lex.months, self.lex.day_words))
             or t.k in UNIT_WORDS
@@ -317,7 +329,12 @@ class _Parser(_Reading):
             return False
         # in an Indian script, any word but a function word: "अढ़ाई हज़ार" with an unknown
         # spelling of ढाई must not be read as a thousand
-        return t.k in FOREIGN_NUMBERS or not t.k.isascii() and t.k not in STOP and t.k not in AND
+        return (
+            t.k in FOREIGN_NUMBERS
+            or not t.k.isascii()
+            and not any(t.k in s for s in (STOP, AND, PREFIX, MAJOR, MINOR, self.lex.every))
+            and not self._counted(i - 1)  # "हर महीने हज़ार रुपये"
+        )
 
     # -- amounts and counts
     def _number(self, i: int, allow_id: bool, money: bool = False) -> tuple[str, Any, int] | None:
@@ -417,14 +434,20 @@ class _Parser(_Reading):
         return "value", p[0], p[1]
 
     def _bare_ordinal(self, i: int) -> bool:
-        """An ordinal word after "the" that ends its phrase ("on the fifteenth.", "the third of
-        each month"): a day; before a noun ("the first payment") it is left unread."""
+        """An ordinal word said as a day: "on the fifteenth.", "Monday the sixteenth", "the third
+        of each month". Elsewhere ("the first payment", "from the first to the second") it may be
+        a place in a list, and is left unread."""
         t, after = self._tok(i), self._tok(i + 1)
         return (
             t.kind == "word"
             and t.k in self.lex.ordinals
             and self._word(i - 1, {"the"})
-            and (after.kind in ("punct", "end") or self._word(i + 1, {"of"}))
+            and self._word(i - 2, DAY_CUES)
+            and (
+                after.kind in ("punct", "end")
+                or self._word(i + 1, {"of"})
+                and self._word(i + 2, self.lex.every | self.lex.next | {"this"})
+            )
         )
 
     def _compound_ordinal(self, i: int, p: tuple[Decimal, int, bool]) -> tuple[Decimal, int] | None:

@@ -53,6 +53,11 @@ GU_0_99, GU_VARIANTS = _gu.ZERO_TO_99, _gu.VARIANTS
 Entry = tuple[str, Decimal]
 
 
+def _ws(words: str | Sequence[str]) -> list[str]:
+    """A word field's words: space-separated in a string, or already a sequence."""
+    return words.split() if isinstance(words, str) else list(words)
+
+
 def _roles(t: LanguageTable) -> dict[str, Entry]:
     """One table's number words with their roles, keyed by `key()`."""
     out: dict[str, Entry] = {}
@@ -68,7 +73,13 @@ def _roles(t: LanguageTable) -> dict[str, Entry]:
         ("rep", t.repeat_words),
     ):
         out.update({key(w): (role, Decimal(v)) for w, v in table.items()})
-    out.update({key(w): ("point", Decimal(0)) for w in t.point_words.split()})
+    for role, table in (("h", t.fused_hundreds), ("S", t.scales)):
+        # "હજારનો", "लाखाचा": a scale carrying its case ending (not the bare hundred: "સોનો" is
+        # "of gold"), never over a word of its own
+        for w, v in table.items():
+            for e in t.case_endings if not w.isascii() else ():
+                out.setdefault(key(w + e), (role, Decimal(v)))
+    out.update({key(w): ("point", Decimal(0)) for w in _ws(t.point_words)})
     out.update({key(w): e for w, e in t.other_roles.items()})
     return out
 
@@ -132,7 +143,7 @@ def compounds_for(language: str) -> Mapping[str, tuple[str, ...]]:
 
 def _all(field: str) -> set[str]:
     """The keys of one space-separated word field over every table."""
-    return {key(w) for t in TABLES.values() for w in str(getattr(t, field)).split()}
+    return {key(w) for t in TABLES.values() for w in _ws(getattr(t, field))}
 
 
 def _inflected(t: LanguageTable, ws: Iterable[str]) -> dict[str, str]:
@@ -174,31 +185,43 @@ class Lexicon:
     numeral_suffixes: frozenset[str]
     genitive: tuple[str, ...]
     every: frozenset[str]
+    next: frozenset[str]
 
 
 def _lexicon(t: LanguageTable) -> Lexicon:
     tables = [TABLES[c] for c in t.reads_also] + [t]
-    stop = {key(w) for w in t.stop_words.split()}
+    # a function word of this language that is a month elsewhere ("मे", Hindi "in" misspelt, is
+    # Marathi May) is no month here; its own months stay ("may")
+    stop = {key(w) for w in _ws(t.stop_words)} - {key(w) for w in t.months}
     ordinals: dict[str, int] = {}
     days: set[str] = set()
     for u in tables:
         ordinals.update({key(w): n for w, n in u.ordinals.items()})
-        days |= set(_inflected(u, u.day_words.split()))
+        days |= set(_inflected(u, _ws(u.day_words)))
     return Lexicon(
         words=NUMBER_WORDS[t.code],
-        weak=frozenset(key(w) for u in tables for w in u.weak.split()),
+        weak=frozenset(key(w) for u in tables for w in _ws(u.weak)),
         months={k: m for k, m in MONTHS.items() if k not in stop},
         ordinals=ordinals,
         day_words=frozenset(days),
         numeral_suffixes=frozenset(key(s) for u in tables for s in u.numeral_suffixes),
-        genitive=tuple(key(e) for u in tables for e in u.genitive_endings.split()),
-        every=frozenset(_inflected(t, [w for u in tables for w in u.every_words.split()])),
+        genitive=tuple(key(e) for u in tables for e in _ws(u.genitive_endings)),
+        every=frozenset(_inflected(t, [w for u in tables for w in _ws(u.every_words)])),
+        next=frozenset(key(w) for u in tables for w in _ws(u.next_words)),
     )
 
 
 LEXICONS: dict[str, Lexicon] = {code: _lexicon(t) for code, t in TABLES.items()}
 _NO_LEXICON = Lexicon(
-    {}, frozenset(), MONTHS, dict(_en.ORDINALS), frozenset(), frozenset(), (), frozenset()
+    words={},
+    weak=frozenset(),
+    months=MONTHS,
+    ordinals=dict(_en.ORDINALS),
+    day_words=frozenset(),
+    numeral_suffixes=frozenset(),
+    genitive=(),
+    every=frozenset(),
+    next=frozenset(),
 )
 
 

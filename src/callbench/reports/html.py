@@ -54,6 +54,7 @@ from .html_tables import (
     slices,
 )
 from .model import Report, as_report
+from .origin import origin_facts
 
 ASSETS = Path(__file__).with_name("html_assets")
 GZIP_HEADER = bytes(
@@ -226,7 +227,15 @@ def run_header(report: Report, run_dir: Path) -> str:
     ]
     if report.rescored_from:
         facts.append(("rescored from", report.rescored_from))
-    return "".join(f"<span><b>{esc(k)}</b> {esc(v)}</span>" for k, v in facts)
+    header = "".join(f"<span><b>{esc(k)}</b> {esc(v)}</span>" for k, v in facts)
+    origin = origin_facts(report)
+    if origin:  # the suite's provenance: its generation manifest and its sealed split
+        header += (
+            '<div class="provenance"><b>provenance</b> '
+            + "".join(f"<span><b>{esc(k)}</b> {esc(v)}</span>" for k, v in origin)
+            + "</div>"
+        )
+    return header
 
 
 SECTIONS = [

@@ -5,6 +5,10 @@ suite (hash), the same caller model, the same judge model and the same scoring
 mode (guards or reference; a report from before the modes used the reference formula). Mixing is
 refused with the reason, unless forced, and a forced table says so on every
 output. Every report's manifest is checked against the artifacts beside it.
+
+A row is official when its report is of a run on a sealed split whose commitments `callbench
+verify-seal` checked (report.json `seal.official`); the `official` column says so, and says nothing
+about rows never verified.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ COLUMNS = (
     "coverage",
     "tokens_per_resolved_call",
     "cost_per_resolved_call",
+    "official",
 )
 
 
@@ -185,12 +190,15 @@ def _row(name: str, row: CandidateRow, report: Report) -> dict[str, Any]:
         "tokens_per_resolved_call": op.tokens_per_resolved_call if op else None,
         "cost_per_resolved_call": op.cost_per_resolved_call if op else None,
         "cause": row.unmeasured_cause,
+        "official": report.official,
     }
 
 
 def _fmt(value: Any) -> str:
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
@@ -225,8 +233,8 @@ def _markdown(board: dict[str, Any]) -> str:
     lines += [
         "| rank | candidate | overall [95% CI] | task [95% CI] | completion | task ≥ cutoff | "
         "coverage | "
-        "tokens / resolved call |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|",
+        "tokens / resolved call | official |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in board["ranked"]:
         comp = (
@@ -241,8 +249,13 @@ def _markdown(board: dict[str, Any]) -> str:
             f"{_interval(r['task'], r['task_low'], r['task_high'])} | {comp} | "
             f"{'' if r['cutoff_rate'] is None else format(r['cutoff_rate'], '.0%')} | "
             f"{r['coverage']:.0%} | "
-            f"{_fmt(r['tokens_per_resolved_call'])} |"
+            f"{_fmt(r['tokens_per_resolved_call'])} | "
+            f"{'yes' if r['official'] else ''} |"
         )
+    lines += [
+        "",
+        "Official: a run on a sealed split whose commitments verified (`callbench verify-seal`).",
+    ]
     if board["unmeasured"]:
         lines += ["", "## Unmeasured (below the coverage floor; not ranked)", ""]
         lines += [

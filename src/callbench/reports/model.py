@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..errors import CallbenchError
+from ..spec.generation_record import GenerationRecord
 
 Pillar = Literal["task", "conversation", "overall"]
 
@@ -303,6 +304,23 @@ class StoreCounts(EchoedSection):
     spent_usd: float | None = None
 
 
+class SealCheck(Section):
+    """What `callbench verify-seal` found (sealing.py): the run's sealed scenarios against the
+    commitments published before the run. Written into report.json by verify-seal."""
+
+    split: str
+    sealed_sha256: str = Field(description="sha256 of the sealed.json checked against")
+    sealed: int = Field(description="scenarios the split seals")
+    used: list[str] = Field(description="sealed scenarios the run used")
+    verified: list[str] = Field(description="of them, those whose commitment holds")
+    failed: list[str] = Field(description="of them, those whose file does not match")
+    not_run: list[str] = Field(description="sealed scenarios the run did not use")
+    suite_matches: bool = Field(description="the revealed suite is the one the run measured")
+    official: bool = Field(description="every check above passed")
+    reasons: list[str] = Field(default_factory=list, description="why it is not official")
+    checked_at: str
+
+
 class Report(Section):
     """report.json. `schema_version` says which fields a writer knew; readers rely on the types."""
 
@@ -328,6 +346,17 @@ class Report(Section):
     slices: Slices | None = None
     manifest: dict[str, str] = Field(default_factory=dict)
     store: StoreCounts | None = None
+    generation: GenerationRecord | None = Field(
+        default=None, description="the suite's generation manifest as the run recorded it"
+    )
+    seal: SealCheck | None = Field(
+        default=None, description="set by `callbench verify-seal`; None when never verified"
+    )
+
+    @property
+    def official(self) -> bool:
+        """A run on a sealed split whose commitments verified (`callbench verify-seal`)."""
+        return self.seal is not None and self.seal.official
 
     def as_json(self) -> dict[str, Any]:
         """The report as report.json holds it (absent optional sections written as null)."""

@@ -18,6 +18,7 @@ from ..grading.scorecard import CUTOFF
 from ..layout import MANIFEST, SCORECARDS, TRACES
 from ..provenance import code_version
 from ..spec import Suite
+from ..spec.generation_record import GenerationRecord
 from .model import (
     Bootstrap,
     CallerInfo,
@@ -51,10 +52,12 @@ class RunConfig(Protocol):
 
 __all__ = ["Report", "build_report", "code_version", "make_report", "manifest", "write_report"]
 
-REPORT_SCHEMA_VERSION = 4
+REPORT_SCHEMA_VERSION = 5
 """3: scoring modes (guards by default, the reference formula on request), guard summaries,
 completion at the provisional cutoff, and the gameability figure. 4: per candidate, completion by
-the number of requests (requests-N tags) and the transfer rate by persona."""
+the number of requests (requests-N tags) and the transfer rate by persona. 5: `generation`, the
+suite's generation manifest as the run recorded it, and `seal`, what `callbench verify-seal` found
+(the report is official only when it verified)."""
 SCORING_NOTE = {
     "guards": "guards: a kept rule (forbidden action, gate, 'never say', no-write, obligation) "
     "enters neither side of "
@@ -108,6 +111,7 @@ def make_report(
     rescored_from: str | None = None,
     run_id: str | None = None,
     samples: int = 2000,
+    generation: GenerationRecord | None = None,
 ) -> Report:
     """The typed report of a run's scorecards (validated as it is built)."""
     mode = config.scoring
@@ -150,6 +154,7 @@ def make_report(
         comparisons=comparisons(by_candidate, order, run_id, samples),
         slices=slices(cards, suite),
         manifest=manifest(out_dir, scorecards),
+        generation=generation,
     )
 
 
@@ -166,6 +171,7 @@ def build_report(
     rescored_from: str | None = None,
     run_id: str | None = None,
     samples: int = 2000,
+    generation: GenerationRecord | None = None,
 ) -> dict[str, Any]:
     """`make_report` as report.json holds it: a plain dict, every field validated on the way."""
     return make_report(
@@ -180,6 +186,7 @@ def build_report(
         rescored_from=rescored_from,
         run_id=run_id,
         samples=samples,
+        generation=generation,
     ).as_json()
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from .model import Report, as_report
+from .origin import generation_line, seal_line
 from .slices_requests import request_lines
 
 
@@ -58,5 +59,6 @@ def summary_table(report: Report | dict[str, Any]) -> Table:
             "earn nothing)"
         )
     caption += request_lines(report.candidates)
+    caption += [line for line in (generation_line(report), seal_line(report)) if line]
     table.caption = "\n".join(caption)
     return table

@@ -39,10 +39,12 @@ from ..layout import MANIFEST, RunLayout
 from ..models.limits import ProviderLimits
 from ..provenance import code_version
 from ..spec import Suite
+from ..spec.generation_record import GenerationRecord, read_generation_record
 from .config import RoleOptions, RunConfig
 
-MANIFEST_VERSION = 2
-"""1: run.json before the manifest (no `execution`, no provenance beyond the code version)"""
+MANIFEST_VERSION = 3
+"""1: run.json before the manifest (no `execution`, no provenance beyond the code version).
+3: `generation`, the summary of the suite's generation manifest (manifest.json) when it has one."""
 
 
 def run_id(suite: Suite, config: RunConfig) -> str:
@@ -116,6 +118,8 @@ class RunManifest(_Section):
     created_at: str | None = None
     """UTC, ISO 8601, when the run started (a resume does not rewrite the manifest)"""
     python: str | None = None
+    generation: GenerationRecord | None = None
+    """the suite's generation manifest: digest, generator, model, counts, and whether it matches"""
 
     @model_validator(mode="before")
     @classmethod
@@ -128,7 +132,8 @@ class RunManifest(_Section):
 
     @classmethod
     def build(cls, suite: Suite, config: RunConfig, created_at: str | None = None) -> RunManifest:
-        """The manifest of `config` run on `suite`."""
+        """The manifest of `config` run on `suite`. A suite folder's manifest.json is read here,
+        before anything runs, so a malformed one stops the run with the file and field named."""
         return cls(
             manifest_version=MANIFEST_VERSION,
             run_id=run_id(suite, config),
@@ -159,6 +164,7 @@ class RunManifest(_Section):
             code=code_version(),
             created_at=created_at or dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             python=platform.python_version(),
+            generation=read_generation_record(suite.root),
         )
 
     def to_config(self) -> RunConfig:

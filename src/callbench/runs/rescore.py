@@ -128,6 +128,7 @@ async def rescore_async(
         scorecards=folder,
         rescored_from=run.layout.report().name,
         run_id=run.manifest.run_id,
+        generation=run.manifest.generation,
     )
     report_path = run.layout.report(tag)
     write_json_atomic(report_path, json.dumps(report, indent=1, ensure_ascii=False))

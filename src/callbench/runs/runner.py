@@ -260,6 +260,7 @@ async def _sweep(
         judge=cast.judge_info(),
         candidate_models={n: e.model for n, e in cast.entries.items() if e.model},
         run_id=manifest.run_id,
+        generation=manifest.generation,
     )
     report["store"] = {
         "attempts": len(attempts),

@@ -15,7 +15,10 @@ from pathlib import Path
 
 from ..errors import Problem
 
-IGNORED = {"__pycache__", ".DS_Store"}
+SEAL_SALTS = ".seal-salts.json"
+"""`callbench seal`'s default private salts file in the suite folder: never part of the suite (its
+hash, its public copy), or the salts would travel with what they hide."""
+IGNORED = {"__pycache__", ".DS_Store", SEAL_SALTS}
 MAX_ENTRIES = 10_000
 """Files and folders a suite may hold; a real one holds dozens. Bounds a walk through symlinked
 folders."""

@@ -11,6 +11,8 @@ manifest does not change what it vouches for.
 from __future__ import annotations
 
 import datetime as dt
+import json
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
@@ -61,4 +63,35 @@ class GenerationManifest(SpecModel):
     )
 
 
-__all__ = ["MANIFEST_FILE", "GenerationManifest", "ManifestScenario"]
+def manifest_json(manifest: GenerationManifest) -> str:
+    """The manifest as written to manifest.json (stable key order, one key per line)."""
+    return json.dumps(manifest.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
+
+
+def manifest_mismatches(root: Path, manifest: GenerationManifest) -> list[str]:
+    """What in the folder no longer matches the manifest: a scenario file whose bytes changed or
+    that is gone, and the suite hash. Empty when the manifest vouches for the folder as it is."""
+    import hashlib
+
+    from .loading import suite_hash_without_manifest
+
+    root = Path(root)
+    out = []
+    for entry in manifest.scenarios:
+        path = root / entry.file
+        if not path.is_file():
+            out.append(f"{entry.file}: listed in the manifest but missing")
+        elif hashlib.sha256(path.read_bytes()).hexdigest() != entry.sha256:
+            out.append(f"{entry.file}: changed since the manifest was written")
+    if suite_hash_without_manifest(root) != manifest.suite_sha256:
+        out.append("suite_sha256: the suite's files changed since the manifest was written")
+    return out
+
+
+__all__ = [
+    "MANIFEST_FILE",
+    "GenerationManifest",
+    "ManifestScenario",
+    "manifest_json",
+    "manifest_mismatches",
+]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 
 from .catalog import KINDS, may_follow, recitable
 from .facts import Facts, initial_facts
@@ -60,7 +61,10 @@ def single_cases() -> list[Task]:
     return out
 
 
+@cache
 def construct(max_requests: int = MAX_REQUESTS) -> Construction:
+    """The construction (cached: it is a pure function of the manifest and the policy model, and
+    both the exam and its tests read it)."""
     initial = initial_facts()
     singles = single_cases()
     built = Construction(singles)

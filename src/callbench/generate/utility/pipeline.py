@@ -94,4 +94,61 @@ def generate(out: Path, runs: Iterable[Path] = (), prove: bool = True) -> Genera
         from ...suite_check import load_suite
 
         load_suite(Path(out))
+    write_manifest(Path(out), generation, proven=prove)
     return generation
+
+
+SOURCES = (
+    "backends/utility/policy.py",
+    "backends/utility/accounts.yaml",
+    "backends/utility/usage.py",
+    "backends/utility/seed.py",
+    "generate/utility/tools.yaml",
+    "generate/utility/catalog.py",
+    "generate/utility/kinds.py",
+    "generate/utility/kinds_plans.py",
+    "generate/utility/kinds_more.py",
+    "generate/utility/render.py",
+    "generate/utility/select.py",
+)
+"""The files the exam is computed from, hashed into the manifest."""
+
+
+def write_manifest(out: Path, generation: Generation, proven: bool) -> Path:
+    """manifest.json: what wrote the suite, from which sources (by hash), and each call's file hash;
+    `proven` calls were validated and played by the oracle through the services."""
+    import datetime as dt
+    import hashlib
+
+    from ..._version import __version__
+    from ...spec.generation import MANIFEST_FILE, GenerationManifest, ManifestScenario
+    from ...spec.loading import suite_hash_without_manifest
+
+    package = Path(__file__).resolve().parents[2]
+
+    def sha(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    sources = {rel: sha(package / rel) for rel in SOURCES}
+    scenarios = [
+        ManifestScenario(
+            id=path.stem,
+            file=path.relative_to(out).as_posix(),
+            sha256=sha(path),
+            sources=sources,
+            audit="passed" if proven else "not_run",
+        )
+        for path in generation.written
+    ]
+    manifest = GenerationManifest(
+        generator="callbench generate utility",
+        generator_version=__version__,
+        settings={"exam": generation.exam.composition(), "construction": generation.construction},
+        created=dt.datetime.now(dt.UTC).replace(microsecond=0),
+        suite_sha256=suite_hash_without_manifest(out),
+        scenarios=scenarios,
+        audit={"validated_and_played_by_the_oracle": proven, "scenarios": len(scenarios)},
+    )
+    path = out / MANIFEST_FILE
+    path.write_text(manifest.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    return path

@@ -66,6 +66,7 @@ TABLE = LanguageTable(
         }
     ),
     currency_minor=words({"USD": "cent cents", "INR": "paise paisa", "GBP": "pence penny"}),
+    next_words="next",
     every_words="each every",
     and_words="and",
     point_words="point",

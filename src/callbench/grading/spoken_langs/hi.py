@@ -110,6 +110,7 @@ TABLE = LanguageTable(
             "percent": "प्रतिशत",
         }
     ),
+    next_words="अगले अगली अगला",
     every_words="हर प्रत्येक",
     and_words="और",
     point_words="दशमलव",

@@ -175,6 +175,7 @@ TABLE = LanguageTable(
             "percent": "pratishat",
         }
     ),
+    next_words="agle agli agla",
     every_words="har pratyek",
     and_words="aur",
     point_words="dashamlav",

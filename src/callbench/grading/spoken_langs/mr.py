@@ -145,6 +145,7 @@ TABLE = LanguageTable(
         "च",
     ),
     genitive_endings="चा ची चे च्या",
+    next_words="पुढच्या पुढील पुढचा पुढची",
     every_words="दर प्रत्येक",
     and_words="आणि व",
     point_words="दशांश",

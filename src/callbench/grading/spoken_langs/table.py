@@ -78,6 +78,8 @@ class LanguageTable:
     every_words: str = ""
     """"each", "every", "हर", "दर": before a day of the month ("हर महीने की 10 तारीख") they make it
     a day every month (a number), not one date"""
+    next_words: str = ""
+    """"next", "अगले": with the word for month before a day of the month, next month's day"""
     genitive_endings: str = ""
     """endings that make a number word a possessor ("हजारांचा", "હજારનો"): the noun after it is
     what the amount is of, not its unit ("दहा हजारांचा हप्ता" is an instalment of 10,000)"""

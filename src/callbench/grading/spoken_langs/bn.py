@@ -145,6 +145,10 @@ TABLE = LanguageTable(
     ),
     # written onto a month, টাকা or a unit: নভেম্বরের, ডিসেম্বরে, জানুয়ারিতে, টাকার, টাকায়
     case_endings=("ের", "র", "এর", "ে", "য়", "য়ে", "তে", "কে", "টা", "ও", "ই"),
+    every_words="প্রতি প্রত্যেক",
+    next_words="আগামী পরের সামনের",
+    # "দশ হাজারের কিস্তি" is an instalment of 10,000 (not -র: চার ends in it)
+    genitive_endings="ের",
     and_words="আর এবং",
     point_words="দশমিক",
     repeat_words={"ডাবল": 2, "ট্রিপল": 3},

@@ -106,6 +106,10 @@ TABLE = LanguageTable(
     ),
     # written onto a month, rupee or unit word: નવેમ્બરે, જાન્યુઆરીએ, રૂપિયાની, ડિસેમ્બરમાં
     case_endings=("ની", "નો", "નું", "ના", "નાં", "ને", "ે", "એ", "થી", "માં", "માંથી", "સુધી"),
+    every_words="દર દરેક",
+    next_words="આવતા આવતી આવતે આવતો",
+    # "દસ હજારનો હપ્તો" is an instalment of 10,000 (છન્નું, 96, ends like નું and loses its unit)
+    genitive_endings="નો ની નું ના",
     and_words="અને ને",
     point_words="દશાંશ",
     repeat_words={"ડબલ": 2, "ટ્રિપલ": 3},

@@ -238,6 +238,8 @@ TABLE = LanguageTable(
         "யின்",
         "யை",
     ),
+    every_words="ஒவ்வொரு",
+    next_words="அடுத்த",
     and_words="மற்றும்",
     point_words="புள்ளி",
     repeat_words={"டபுள்": 2, "டிரிபிள்": 3, "ட்ரிபிள்": 3},

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from collections.abc import Mapping
 from datetime import date
 from decimal import Decimal
 from typing import Any
 
 from .spoken_dates import _Reading
-from .spoken_tokens import SpokenValue, clock, prepass, read_tokens
+from .spoken_tokens import SpokenValue, _Tok, clock, prepass, read_tokens
 from .spoken_words import (
     ADJ,
     AND,
@@ -36,6 +37,7 @@ from .spoken_words import (
     IS,
     MAJOR,
     MINOR,
+    NIGHT_CUES,
     PM_CUES,
     PREFIX,
     STOP,
@@ -44,6 +46,7 @@ from .spoken_words import (
     TIME_WORDS,
     UNIT_WORDS,
     YEAR_CUES,
+    compounds_for,
     key,
     lexicon,
 )
@@ -77,6 +80,24 @@ def _value_starts(language: str) -> frozenset[str]:
     return frozenset({"the", *lex.months, *lex.ordinals, *ID_CUES, *PREFIX, *lex.words})
 
 
+def _split(toks: list[_Tok], compounds: Mapping[str, tuple[str, ...]]) -> list[_Tok]:
+    """`toks` with each word that is several words written as one (`compounds_for`) replaced by
+    those words, each spanning the whole word and, after the first, read as spaced from the one
+    before. New tokens: the tokeniser's are shared between readings and never changed."""
+    if not any(t.k in compounds for t in toks if t.kind == "word"):
+        return toks
+    out: list[_Tok] = []
+    for t in toks:
+        pieces = compounds.get(t.k) if t.kind == "word" else None
+        if not pieces:
+            out.append(t)
+            continue
+        out.extend(
+            _Tok(t.start, t.end, "word", k, t.gap if n == 0 else " ") for n, k in enumerate(pieces)
+        )
+    return out
+
+
 class _Parser(_Reading):
     """One reading of one text (or one piece of a long text): tokenised on construction, read by
     `run`. `money` is public to `spoken._read`, which shares the money context across pieces."""
@@ -88,6 +109,8 @@ class _Parser(_Reading):
         self.words = self.lex.words
         self.out: list[SpokenValue] = []
         self.shadow, self.toks = read_tokens(text, today)
+        if compounds := compounds_for(language):
+            self.toks = _split(self.toks, compounds)
         self.money = (
             money
             if money is not None
@@ -356,6 +379,15 @@ class _Parser(_Reading):
                         k + 2,
                         r[1],
                     )  # "1 lakh 25 thousand"
+                if (
+                    (n := self._tok(k)).kind == "num"
+                    and n.plain
+                    and not n.ordinal
+                    and self._spaced(k)
+                    and 100 <= int(n.k) < big
+                    and n.k[0] != "0"
+                ):
+                    value, k = value + Decimal(n.k), k + 1  # "12 हज़ार 450": the rest in digits
             if self._word(k, {"k"}) and not self._tok(k).gap:
                 value, k = value * 1000, k + 1
             return "value", value, k
@@ -499,8 +531,13 @@ class _Parser(_Reading):
         if not self._spaced(k):
             return None
         if t.k in TIME_WORDS:  # "शाम पाँच बजे" is five in the evening
-            pm = any(self._word(self._start(first) - back, PM_CUES) for back in (1, 2))
-            ampm, end = t.k if t.k in ("am", "pm") else ("pm" if pm else None), k + 1
+            before, end = [self._start(first) - back for back in (1, 2)], k + 1
+            if t.k in ("am", "pm"):
+                ampm = t.k
+            elif any(self._word(b, PM_CUES) for b in before):
+                ampm = "pm"
+            elif any(self._word(b, NIGHT_CUES) for b in before):
+                ampm = "pm" if 6 <= hour < 12 else "am"  # "রাত আটটায়" 20:00, "রাত বারোটায়" 00:00
         elif t.k in ("a", "p") and self._tok(k + 1).k == "." and self._word(k + 2, {"m"}):  # "a.m."
             ampm, end = (
                 t.k,

@@ -116,14 +116,29 @@ NUMBER_WORDS: dict[str, dict[str, Entry]] = {code: _reading(t) for code, t in TA
 
 FOREIGN_NUMBERS = frozenset(k for words in NUMBER_WORDS.values() for k in words)
 """every number word of every table: one a call's language does not read is still a number"""
-LINKS = {key(w) for w in "की के का ki ke ka".split()}
-"""possessive links between a month and its day: "मार्च की 23 तारीख" """
+LINKS = {key(w) for w in "की के का ki ke ka મહિનાની மாதம் মাসের".split()}
+"""links between a month and its day: "मार्च की 23 तारीख", "ડિસેમ્બર મહિનાની ૧૦ તારીખે",
+"டிசம்பர் மாதம் 20ஆம் தேதி", "নভেম্বর মাসের ২৫ তারিখে" (read only before a day word)"""
 
 
 def number_roles(language: str) -> Mapping[str, Entry]:
     """The number words (with roles) read in a call in `language`; empty when no table reads it."""
     t = table_for(language)
     return NUMBER_WORDS[t.code] if t is not None else {}
+
+
+COMPOUNDS: dict[str, dict[str, tuple[str, ...]]] = {
+    code: {key(w): tuple(key(p) for p in ps) for w, ps in t.compounds.items()}
+    for code, t in TABLES.items()
+}
+"""table code -> {key: the keys of the words it is written for} (`LanguageTable.compounds`)"""
+
+
+def compounds_for(language: str) -> Mapping[str, tuple[str, ...]]:
+    """The words of `language` read as several words (Tamil fused thousands, Bengali
+    classifiers)."""
+    t = table_for(language)
+    return COMPOUNDS[t.code] if t is not None else {}
 
 
 def _all(field: str) -> set[str]:
@@ -228,6 +243,7 @@ TIME_WORDS = _all("time_words")
 UNIT_WORDS: dict[str, str] = _merged("units")
 """Indian-language unit nouns, matched as word starts: "हपतામાં" carries its postposition"""
 PM_CUES = _all("pm_cues")
+NIGHT_CUES = _all("night_cues")
 STOP = _all("stop_words")
 ADJ = _set(
     (

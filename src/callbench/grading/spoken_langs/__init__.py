@@ -7,13 +7,13 @@ validation refuses a suite whose spoken checks are in a language `table_for` doe
 
 from __future__ import annotations
 
-from . import en, gu, hi, hi_latn, mr
+from . import bn, en, gu, hi, hi_latn, mr, ta
 from .table import LanguageTable, month_words, words, zero_to_99
 
 __all__ = ["TABLES", "LanguageTable", "month_words", "table_for", "words", "zero_to_99"]
 
 TABLES: dict[str, LanguageTable] = {
-    t.code: t for t in (en.TABLE, hi.TABLE, hi_latn.TABLE, gu.TABLE, mr.TABLE)
+    t.code: t for t in (en.TABLE, hi.TABLE, hi_latn.TABLE, gu.TABLE, mr.TABLE, ta.TABLE, bn.TABLE)
 }
 """code -> table; codes as BCP 47 writes them ("hi-Latn" for romanised Hindi)"""
 

@@ -1,6 +1,8 @@
 """Gujarati: a word for each of 0-99, canonical spelling first (the CLDR spell-out rules), common
-variants after; hundreds written as one word (બસો, ત્રણસો), fractions (દોઢ, અઢી, સાડા, સવા, પોણા),
-lakh and crore, months, rupees and the cues around identifiers."""
+variants after; hundreds written as one word (બસો, ત્રણસો, and as Gujarati speakers count money,
+બારસો for 1200 and દોઢસો for 150), fractions (દોઢ, અઢી, સાડા, સવા, પોણા), lakh and crore, ordinal
+dates (પહેલી, બીજી, દસમી, ૧૫મી), months and rupees with the case endings speech puts on them
+(નવેમ્બરે, રૂપિયાની), and the cues around identifiers."""
 
 from __future__ import annotations
 
@@ -36,20 +38,40 @@ VARIANTS = {
     96: "છન્નુ",
 }
 
+# the ordinal a date takes (તારીખ is feminine): પહેલી, બીજી, ત્રીજી, ચોથી, છઠ્ઠી, then -મી
+_IRREGULAR_ORDINALS = {1: "પહેલી", 2: "બીજી", 3: "ત્રીજી", 4: "ચોથી", 6: "છઠ્ઠી છઠી"}
+ORDINALS = {
+    **{w: n for n, ws in _IRREGULAR_ORDINALS.items() for w in ws.split()},
+    **{ZERO_TO_99[n] + "મી": n for n in range(5, 32) if n != 6},
+    **{w + "મી": n for n, ws in VARIANTS.items() if n <= 31 for w in ws.split()},
+}
+
+FUSED_HUNDREDS = {
+    "બસો": 200,
+    "બેસો": 200,
+    **{ZERO_TO_99[n] + "સો": 100 * n for n in (1, 3, 4, 5, 6, 7, 8, 9)},
+    # money is counted in hundreds up to 1900: બારસો પચાસ is 1250, પંદરસો 1500
+    **{ZERO_TO_99[n] + "સો": 100 * n for n in range(11, 20)},
+    "અગીઆરસો": 1100,
+    "દોઢસો": 150,
+    "અઢીસો": 250,
+    "સવાસો": 125,
+}
+
 TABLE = LanguageTable(
     code="gu",
     name="Gujarati",
     numbers=zero_to_99(ZERO_TO_99, VARIANTS),
     canonical=tuple(ZERO_TO_99),
     hundreds={"સો": 100},
-    fused_hundreds={
-        "બસો": 200,
-        "બેસો": 200,
-        **{ZERO_TO_99[n] + "સો": 100 * n for n in (1, 3, 4, 5, 6, 7, 8, 9)},
-    },
+    fused_hundreds=FUSED_HUNDREDS,
     scales={"હજાર": 10**3, "લાખ": 10**5, "કરોડ": 10**7, "અબજ": 10**9},
     fractions={"દોઢ": Decimal("1.5"), "અઢી": Decimal("2.5")},
     adjusters={"સાડા": Decimal("0.5"), "સવા": Decimal("0.25"), "પોણા": Decimal("-0.25")},
+    ordinals=ORDINALS,
+    # ૧૫મી, ૧લી, ૨જી, ૬ઠ્ઠી; not ૪થી, whose થી is also "from" (૫૦૦થી વધુ)
+    numeral_suffixes=("મી", "લી", "જી", "ઠ્ઠી"),
+    day_words="તારીખ તારીખે તારીખથી તારીખના તારીખની તારીખનું તા",
     months=month_words(
         "જાન્યુઆરી",
         "ફેબ્રુઆરી",
@@ -59,39 +81,46 @@ TABLE = LanguageTable(
         "જૂન",
         "જુલાઈ",
         "ઑગસ્ટ",
-        "સપ્ટેમ્બર",
+        "સપ્ટેમ્બર સેપ્ટેમ્બર",
         "ઑક્ટોબર",
         "નવેમ્બર",
         "ડિસેમ્બર",
     ),
     currency_prefix={"રૂ": "INR"},
-    currency_major=words({"INR": "રૂપિયા રૂપિયો રૂ"}),
-    currency_minor=words({"INR": "પૈસા"}),
+    currency_major=words({"INR": "રૂપિયા રૂપિયો રૂપિયે રૂ"}),
+    currency_minor=words({"INR": "પૈસા પૈસો"}),
     units=words(
         {
             "month": "મહિનો મહિના મહિને",
             "day": "દિવસ",
             "year": "વર્ષ વરસ",
             "week": "અઠવાડિયું અઠવાડિયા",
-            "installment": "હપ્તો હપ્તા",
+            "installment": "હપ્તો હપ્તા હપ્તે",
             "payment": "ચુકવણી",
             "litre": "લિટર",
             "hour": "કલાક",
             "minute": "મિનિટ",
-            "time": "વખત",
+            "time": "વખત વાર",
             "percent": "ટકા",
         }
     ),
-    and_words="અને",
+    # written onto a month, rupee or unit word: નવેમ્બરે, જાન્યુઆરીએ, રૂપિયાની, ડિસેમ્બરમાં
+    case_endings=("ની", "નો", "નું", "ના", "નાં", "ને", "ે", "એ", "થી", "માં", "માંથી", "સુધી"),
+    every_words="દર દરેક",
+    next_words="આવતા આવતી આવતે આવતો",
+    # "દસ હજારનો હપ્તો" is an instalment of 10,000 (છન્નું, 96, ends like નું and loses its unit)
+    genitive_endings="નો ની નું ના",
+    and_words="અને ને",
     point_words="દશાંશ",
-    repeat_words={"ડબલ": 2},
-    time_words="વાગ્યે વાગે",
-    pm_cues="સાંજે બપોરે",
-    id_cues="પિન પિનકોડ નંબર ખાતા ખાતું મોબાઇલ ફોન",
-    strong_cues="પિન પિનકોડ નંબર",
-    id_fillers="કોડ",
-    is_words="છે",
-    year_cues="વર્ષ",
+    repeat_words={"ડબલ": 2, "ટ્રિપલ": 3},
+    time_words="વાગ્યે વાગે વાગ્યા વાગ્યાથી વાગ્યાની",
+    pm_cues="સાંજે સાંજના સાંજ બપોરે બપોરના બપોર",
+    night_cues="રાત્રે રાતે રાત્રિના રાતના રાત્રિએ",
+    id_cues=("પિન પિનકોડ નંબર ખાતા ખાતું મોબાઇલ ફોન ઓટીપી આઈડી ગ્રાહક સભાસદ કન્ઝ્યુમર એકાઉન્ટ પૉલિસી"),
+    strong_cues="પિન પિનકોડ નંબર ઓટીપી",
+    id_fillers="કોડ નંબર",
+    is_words="છે હતો હતી હતું",
+    year_cues="વર્ષ સન સાલ",
     stop_words="નો ની નું ના ને માં થી પર છે હતું હતી અને કે પણ જ તો સુધી માટે",
     folds={
         "\u0a81": "\u0a82",

@@ -93,6 +93,9 @@ class LanguageTable:
     """words after an hour that make it a clock time: "am pm", "बजे", "વાગ્યે" """
     pm_cues: str = ""
     """words before a clock time that put it in the afternoon or evening: "शाम" """
+    night_cues: str = ""
+    """words before a clock time that put 6 to 11 in the evening and 12 to 5 in the small hours:
+    "রাত আটটায়" is 20:00, "রাত বারোটায়" 00:00 (a PM cue would make 2 at night 14:00)"""
     id_cues: str = ""
     """words that announce an identifier: "account", "नंबर" """
     strong_cues: str = ""
@@ -108,6 +111,10 @@ class LanguageTable:
     """characters folded (or, to None, dropped) in lookups, for spellings writers vary freely"""
     other_roles: Mapping[str, tuple[str, Decimal]] = field(default_factory=_frozen)
     """raw parser roles for words no field above describes (English "a", "oh")"""
+    compounds: Mapping[str, tuple[str, ...]] = field(default_factory=_frozen)
+    """words that are several words written as one, read as those words in a row (each span the
+    whole word): Tamil "இருபத்தைந்தாயிரம்" -> ("இருபத்தைந்து", "ஆயிரம்"), Bengali "পাঁচটায়" (at
+    five o'clock) -> ("পাঁচ", "টায়"). For fusions a list of entries cannot cover."""
     reads_also: Sequence[str] = ("en",)
     """codes of tables whose number words are read too (English words inside a Hindi call)"""
 

@@ -34,9 +34,10 @@ def reference_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Prob
         return pool.submit(asyncio.run, _check_all(suite, docs)).result()
 
 
-async def _check_all(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
-    problems: list[Problem] = []
-    quiet = suite.model_copy(
+def quiet_suite(suite: Suite) -> Suite:
+    """The suite as a reference is proven on: no casting, no channel events (the oracle's words
+    reach the scripted caller as written)."""
+    return suite.model_copy(
         update={
             "manifest": suite.manifest.model_copy(update={"casting": Casting()}),
             "scenarios": {
@@ -51,6 +52,11 @@ async def _check_all(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
             },
         }
     )
+
+
+async def _check_all(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
+    problems: list[Problem] = []
+    quiet = quiet_suite(suite)
     for scenario_id in quiet.scenarios:
         label = suite.scenario_files[scenario_id]
         doc = docs.get(label)
@@ -60,7 +66,7 @@ async def _check_all(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
     return problems
 
 
-def _caller_for(suite: Suite, scenario: Scenario) -> Caller:
+def caller_for(suite: Suite, scenario: Scenario) -> Caller:
     """The scripted caller when the scenario has one (windows and orderings may hang on its plan
     steps),
     else a caller that only acknowledges."""
@@ -79,7 +85,7 @@ async def _solvable(quiet: Suite, scenario_id: str, label: str, line: int | None
     """Every deterministic item met (guards kept), the plan walked, and a successful call-ending
     tool."""
     scenario = quiet.scenarios[scenario_id]
-    caller = _caller_for(quiet, scenario)
+    caller = caller_for(quiet, scenario)
     trace = await play_once(
         quiet, Attempt("oracle", scenario_id, 0), 0, OracleCandidate(scenario), caller
     )
@@ -168,7 +174,7 @@ async def _alignment(suite: Suite, scenario_id: str, label: str, line: int | Non
     scenario is
     not the call its author meant (warnings: the scenario still runs)."""
     scenario = suite.scenarios[scenario_id]
-    caller = _caller_for(suite, scenario)
+    caller = caller_for(suite, scenario)
     if isinstance(caller, LineCaller) or not scenario.channel.events:
         return []
     trace = await play_once(

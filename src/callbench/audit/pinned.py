@@ -20,12 +20,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..call import Message, Trace
-from ..callers import Caller, LineCaller, ScriptedCaller, ScriptedCallerUnavailable
 from ..candidates import OracleCandidate
 from ..grading.spoken import Window
 from ..grading.spoken_stated import stated
 from ..play import Attempt, play_once
-from ..spec import Casting, Scenario, Suite, make_scope, resolve
+from ..reference_check import caller_for, quiet_suite
+from ..spec import Scenario, Suite, make_scope, resolve
 from ..spec.matchers import Eq
 from ..spec.templates import TemplateError
 from ..text import find_cue
@@ -45,41 +45,18 @@ def oracle_traces(suite: Suite, scenario_ids: list[str]) -> dict[str, Trace]:
 
 
 async def _play_all(suite: Suite, scenario_ids: list[str]) -> dict[str, Trace]:
-    quiet = suite.model_copy(
-        update={
-            "manifest": suite.manifest.model_copy(update={"casting": Casting()}),
-            "scenarios": {
-                k: s.model_copy(
-                    update={
-                        "channel": s.channel.model_copy(
-                            update={"events": [], "seeded_first_turn": False}
-                        )
-                    }
-                )
-                for k, s in suite.scenarios.items()
-            },
-        }
-    )
+    quiet = quiet_suite(suite)
     out = {}
     for sid in scenario_ids:
         scenario = quiet.scenarios[sid]
         out[sid] = await play_once(
-            quiet, Attempt("oracle", sid, 0), 0, OracleCandidate(scenario), _caller(quiet, sid)
+            quiet,
+            Attempt("oracle", sid, 0),
+            0,
+            OracleCandidate(scenario),
+            caller_for(quiet, scenario),
         )
     return out
-
-
-def _caller(suite: Suite, sid: str) -> Caller:
-    scenario = suite.scenarios[sid]
-    try:
-        return ScriptedCaller(
-            scenario,
-            suite.manifest.defaults.caller_phrases.get(scenario.language),
-            suite.manifest.defaults.followable_words,
-            suite.manifest.defaults.followable_figures,
-        )
-    except ScriptedCallerUnavailable:
-        return LineCaller()
 
 
 def pinned_arguments(suite: Suite, sid: str, trace: Trace, add: Add) -> int:

@@ -47,6 +47,7 @@ LAYERS: list[set[str]] = [
     {"gameability", "generate"},  # generate proves its suites with the loader and reads stored runs
     {"cli_generate", "cli_suites"},  # command groups mounted by cli
     {"cli", "__init__", "testing"},
+    {"__main__"},  # `python -m callbench` runs the cli
 ]
 """Lowest first. Packages in one layer may not import each other."""
 
@@ -170,3 +171,21 @@ def test_one_attempt_is_played_and_scored_in_one_place():
         "process_executor.py::one_worker",
         "ray_executor.py::play",
     ]
+
+
+def test_python_dash_m_runs_the_command():
+    """`python -m callbench` is the `callbench` command (it was missing: the package had no
+    __main__)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "callbench", "list"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT.parent,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT.parent)},
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "utility-billing" in out.stdout

@@ -200,7 +200,9 @@ def test_balance_on_the_built_in_suites() -> None:
     assert found == [] and table["language"] == {"en": 8, "gu": 4, "hi": 4}
 
 
-@pytest.mark.parametrize("suite", ["starter", "customer-service", "utility-billing"])
+@pytest.mark.parametrize(
+    "suite", ["starter", "customer-service", "utility-billing", "phone-agents"]
+)
 def test_built_in_suites_audit_without_errors(suite: str) -> None:
     report = audit_suite(suite)
     assert report.errors == [], "\n".join(map(str, report.errors))

@@ -259,7 +259,7 @@ def _suite_patterns() -> set[tuple[str, bool]]:
             for v in node:
                 walk(v)
 
-    for name in ("starter", "customer-service", "utility-billing"):
+    for name in ("starter", "customer-service", "utility-billing", "phone-agents"):
         for scenario in load_suite(name).scenarios.values():
             walk(scenario.model_dump())
             found |= {(p, True) for c in scenario.phrase_checks for p in c.patterns}

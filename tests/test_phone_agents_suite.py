@@ -19,7 +19,7 @@ def result(tmp_path_factory):
 
 def test_every_agent_has_a_real_manual_and_calls_in_its_language(result):
     suite, _ = result
-    assert len(suite.agents) >= 9
+    assert len(suite.agents) >= 15
     for agent_id, loaded in suite.agents.items():
         assert 20_000 <= len(loaded.instructions) <= 45_000, (agent_id, len(loaded.instructions))
         calls = [sc for sc in suite.scenarios.values() if sc.agent == agent_id]

@@ -26,11 +26,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..call.trace import Trace, backend_events
+from ..call.trace import Trace
 from ..call.types import ToolOutcome
 from ..spec import ServiceBackendSpec, make_scope
 from .arguments import UNREADABLE, schema_refusal, schema_validators
-from .state import ReplayReport, canonical, digest
+from .state import ReplayReport, compare_world, digest, replay_calls
 
 
 class Refused(Exception):
@@ -277,26 +277,11 @@ def replay(
     """Feed the trace's backend calls, in order, to a fresh copy of the snapshot and compare every
     answer, the ledger and the final state with what the trace recorded."""
     backend = ServiceBackend(spec, knows, schemas)
-    report = ReplayReport(calls=0)
-    for i, event in enumerate(backend_events(trace)):
-        outcome = backend.handle(event.name, event.arguments)
-        report.calls += 1
-        if canonical(outcome.result) != canonical(event.result):
-            report.mismatches.append(
-                f"call {i} ({event.name} at #{event.index}): replay answered "
-                f"{canonical(outcome.result)}, the trace has {canonical(event.result)}"
-            )
-    world = trace.world
-    if world is None:
-        report.mismatches.append("the trace has no world record")
-        return report
+    report = replay_calls(trace, backend.handle)
     snap = backend.snapshot()
-    if world.initial_sha256 != snap["initial_sha256"]:
-        report.mismatches.append("the services' snapshot differs from the one the trace used")
-    if canonical([e.model_dump() for e in world.ledger]) != canonical(snap["ledger"]):
-        report.mismatches.append("the ledger differs")
-    if canonical(world.final_state) != canonical(snap["final_state"]):
-        report.mismatches.append("the final state differs")
+    compare_world(
+        report, trace, snap["initial_sha256"], snap["ledger"], snap["final_state"], snap["calls"]
+    )
     backend.close()
     return report
 

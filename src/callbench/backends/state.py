@@ -27,7 +27,7 @@ import json
 import operator
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -467,32 +467,60 @@ def replay(
     and the final state with what the trace recorded. Any difference is named. Pass the agent's tool
     schemas when the run had them (runs always do)."""
     backend = StateBackend(spec, knows, schemas, today)
+    report = replay_calls(trace, backend.handle)
+    return compare_world(
+        report, trace, backend.initial_sha256, backend.ledger, backend.state, backend.calls
+    )
+
+
+def replay_calls(trace: Trace, handle: Callable[[str, Any], ToolOutcome]) -> ReplayReport:
+    """Feed the trace's backend calls, in order, to `handle`; name every answer that differs."""
     report = ReplayReport(calls=0)
     for i, event in enumerate(backend_events(trace)):
-        outcome = backend.handle(event.name, event.arguments)
+        outcome = handle(event.name, event.arguments)
         report.calls += 1
         if canonical(outcome.result) != canonical(event.result):
             report.mismatches.append(
                 f"call {i} ({event.name} at #{event.index}): replay answered "
                 f"{canonical(outcome.result)}, the trace has {canonical(event.result)}"
             )
+    return report
+
+
+def compare_world(
+    report: ReplayReport,
+    trace: Trace,
+    initial_sha256: str,
+    ledger: list[dict[str, Any]],
+    final_state: Any,
+    calls: int,
+) -> ReplayReport:
+    """Name every difference between the trace's world record and a replayed backend's."""
     world = trace.world
     if world is None:
         report.mismatches.append("the trace has no world record")
         return report
-    if world.initial_sha256 != backend.initial_sha256:
+    if world.initial_sha256 != initial_sha256:
         report.mismatches.append(
             "the initial state differs from the one the trace was recorded with"
         )
-    if canonical([e.model_dump() for e in world.ledger]) != canonical(backend.ledger):
+    if canonical([e.model_dump() for e in world.ledger]) != canonical(ledger):
         report.mismatches.append("the ledger differs")
-    if canonical(world.final_state) != canonical(backend.state):
+    if canonical(world.final_state) != canonical(final_state):
         report.mismatches.append("the final state differs")
-    if world.calls != backend.calls:
+    if world.calls != calls:
         report.mismatches.append(
-            f"the trace recorded {world.calls} backend calls, replay made {backend.calls}"
+            f"the trace recorded {world.calls} backend calls, replay made {calls}"
         )
     return report
 
 
-__all__ = ["ReplayReport", "StateBackend", "canonical", "digest", "replay"]
+__all__ = [
+    "ReplayReport",
+    "StateBackend",
+    "canonical",
+    "compare_world",
+    "digest",
+    "replay",
+    "replay_calls",
+]

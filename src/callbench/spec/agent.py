@@ -10,6 +10,19 @@ from .base import Identifier, SpecModel
 from .conditions import SuccessCondition
 from .state import IdFormat, StateTool
 
+#: The service domains a bundle reports its composition by (the reference bundle's nine).
+Domain = Literal[
+    "finance",
+    "healthcare",
+    "public_services",
+    "logistics",
+    "retail",
+    "travel",
+    "agriculture",
+    "education",
+    "emergency_intake",
+]
+
 
 class ToolSpec(SpecModel):
     name: Identifier
@@ -29,6 +42,10 @@ class AgentDefinition(SpecModel):
     name: str = Field(min_length=1)
     language: str = Field(min_length=2, description="BCP-47 language code, e.g. en, gu, hi")
     direction: Literal["inbound", "outbound"] = "inbound"
+    domain: Domain | None = Field(
+        default=None,
+        description="the service domain, so a bundle's composition is declared rather than guessed",
+    )
     instructions: str = Field(
         min_length=1, description="path of the instructions document, relative to agent.yaml"
     )

@@ -80,9 +80,14 @@ def test_report_has_manifest_and_baseline_figures(mini_suite, tmp_path):
 def test_cli_run_and_show(mini_path, tmp_path):
     runner = CliRunner()
     out = tmp_path / "run"
-    res = runner.invoke(app, ["run", "--suite", str(mini_path), "--out", str(out), "--seed", "3"])
+    page = tmp_path / "site" / "report.html"
+    res = runner.invoke(
+        app,
+        ["run", "--suite", str(mini_path), "--out", str(out), "--seed", "3", "--html", str(page)],
+    )
     assert res.exit_code == 0, res.output
     assert "oracle" in res.output and "100.0" in res.output
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     res = runner.invoke(app, ["show", str(out / "traces/oracle/reschedule/r0.json")])
     assert res.exit_code == 0
     assert (

@@ -180,6 +180,9 @@ def run(
         min=0,
         help="seconds of candidate time in one call (default 900; 0: none)",
     ),
+    html: Path | None = typer.Option(
+        None, "--html", help="also write the self-contained HTML report here when the run ends"
+    ),
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the
     scores."""
@@ -279,6 +282,10 @@ def run(
         f"traces and report.json in [bold]{out}[/bold]; read a call with `callbench show "
         f"{out}/traces/<candidate>/<scenario>/r0.json`"
     )
+    if html is not None:
+        from .reports.html import render_html
+
+        typer.echo(f"html: {render_html(out, html)}")
 
 
 @app.command()

@@ -153,8 +153,60 @@ def verify_seal(
     raise typer.Exit(1)
 
 
+def describe(
+    suite: str = typer.Argument("starter", help="suite folder or built-in suite id"),
+    json_path: Path | None = typer.Option(None, "--json", help="also write the figures here"),
+) -> None:
+    """A suite's composition: agents by domain and language, calls by language, difficulty,
+    direction and tag, instruction lengths and tool counts."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .errors import SuiteError, SuiteNotFound
+    from .spec.composition import composition
+    from .suite_check import load_suite
+
+    try:
+        made = composition(load_suite(suite))
+    except (SuiteNotFound, SuiteError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    languages = sorted(made.calls_by_language)
+    grid = Table(title=f"{made.suite}: agents by domain and language")
+    for column in ("domain", *languages, "agents"):
+        grid.add_column(column, justify="left" if column == "domain" else "right")
+    for domain, row in made.agents_by_domain_language.items():
+        grid.add_row(domain, *(str(row.get(lang, 0)) for lang in languages), str(sum(row.values())))
+    calls = Table(title="calls")
+    calls.add_column("by")
+    calls.add_column("counts")
+    for name in ("language", "difficulty", "direction"):
+        counts = getattr(made, f"calls_by_{name}")
+        calls.add_row(name, ", ".join(f"{k} {v}" for k, v in counts.items()) or "-")
+    calls.add_row("exercises", ", ".join(f"{k} {v}" for k, v in made.coverage.items()) or "-")
+    for lang, row in made.calls_by_language_difficulty.items():
+        calls.add_row(f"{lang} by difficulty", ", ".join(f"{k} {v}" for k, v in row.items()))
+    console = Console()
+    console.print(grid)
+    console.print(calls)
+    chars, tools, per = made.instruction_chars, made.tools, made.calls_per_agent
+    directions = ", ".join(f"{k} {v}" for k, v in made.agents_by_direction.items())
+    console.print(
+        f"{made.agents} agents ({directions}), {made.calls} calls "
+        f"({per.minimum:g}-{per.maximum:g} per agent); instructions "
+        f"{chars.minimum:,.0f}-{chars.maximum:,.0f} characters (median {chars.median:,.0f}); "
+        f"{tools.total} tools ({tools.minimum:g}-{tools.maximum:g} per agent)"
+    )
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(
+            json.dumps(made.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+
+
 def register_suite_tools(app: typer.Typer) -> None:
     """Mount this module's commands on the `callbench` app."""
+    app.command("describe")(describe)
     app.command("audit")(audit)
     app.command("seal")(seal)
     app.command("verify-seal")(verify_seal)

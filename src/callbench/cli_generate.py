@@ -46,6 +46,44 @@ def generate_utility(
     typer.echo(f"{len(result.written)} scenarios -> {target}")
 
 
+@generate_app.command("manifest")
+def generate_manifest_cmd(
+    suite: str = typer.Argument(..., help="suite folder or built-in suite id"),
+    generator: str = typer.Option(..., help="who or what wrote the calls, in words"),
+    model: str = typer.Option(None, help="the model that wrote them, when one did"),
+    origin: str = typer.Option("hand_written", help="generated | hand_written | imported"),
+    brief: list[Path] = typer.Option(
+        [], "--brief", help="the brief the authors followed (hashed into prompts; repeatable)"
+    ),
+    reviews: Path = typer.Option(
+        None, help="YAML review ledger: scenario id -> {reviewer, reviewed_on, notes}"
+    ),
+    require_reviews: bool = typer.Option(False, help="fail when a call has no review"),
+) -> None:
+    """Write manifest.json for an authored suite: per call its file and agent sources by hash, its
+    audit status and its review; the briefs by hash; the audit summary."""
+    from .errors import CallbenchError
+    from .generate.authored import write_authored_manifest
+
+    if origin not in ("generated", "hand_written", "imported"):
+        typer.echo(f"error: --origin: unknown origin {origin!r}", err=True)
+        raise typer.Exit(2)
+    try:
+        path = write_authored_manifest(
+            suite,
+            generator=generator,
+            model=model,
+            origin=origin,  # type: ignore[arg-type]  # checked against the Literal just above
+            briefs=brief,
+            reviews=reviews,
+            require_reviews=require_reviews,
+        )
+    except CallbenchError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"manifest -> {path}")
+
+
 @generate_app.command("scenarios")
 def generate_scenarios_cmd(
     agent: Path = typer.Option(..., help="the agent's folder (holding agent.yaml) or agent.yaml"),

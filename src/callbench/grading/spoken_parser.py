@@ -80,6 +80,30 @@ def _value_starts(language: str) -> frozenset[str]:
     return frozenset({"the", *lex.months, *lex.ordinals, *ID_CUES, *PREFIX, *lex.words})
 
 
+@functools.lru_cache(maxsize=4096)
+def numeric_looking(language: str, word_key: str) -> bool:
+    """Whether a word this language's table does not read looks like one of its number words:
+    within one edit of a number word (two for longer words), or a number word with something
+    written onto it. Such a word before a scale may be an unlisted spelling of the multiplier
+    (अढ़ाई for ढाई, எம்பத்தி for எண்பத்தி), so the scale is not read alone after it; any other word
+    (தொகை "the amount", பணம் "money") leaves a bare scale to mean one of it."""
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.process import extractOne
+
+    numbers = _number_keys(language)
+    if not numbers:
+        return True
+    limit = 1 if len(word_key) <= 5 else 2
+    if extractOne(word_key, numbers, scorer=Levenshtein.distance, score_cutoff=limit):
+        return True
+    return any(len(w) >= 3 and word_key.startswith(w) for w in numbers)
+
+
+@functools.lru_cache(maxsize=64)
+def _number_keys(language: str) -> tuple[str, ...]:
+    return tuple(k for k in lexicon(language).words if not k.isascii() and len(k) >= 2)
+
+
 def _split(toks: list[_Tok], compounds: Mapping[str, tuple[str, ...]]) -> list[_Tok]:
     """`toks` with each word that is several words written as one (`compounds_for`) replaced by
     those words, each spanning the whole word and, after the first, read as spaced from the one
@@ -246,7 +270,10 @@ class _Parser(_Reading):
             elif role == "p" and cur is None and not adj and nxt in ("d", "n", "s", "S", "h"):
                 adj = v
             elif role == "s" and (
-                cur is not None and 0 < cur < 100 or cur is None and (adj or j == i)
+                cur is not None
+                and 0 < cur < 100
+                or cur is None
+                and (adj or j == i or last == "S")  # "ரெண்டாயிரத்து நூத்தி இருபது" (2,120)
             ):
                 cur, adj = (cur if cur is not None else 1 + adj) * 100, Decimal(0)
             elif (
@@ -327,13 +354,15 @@ class _Parser(_Reading):
         t = self.toks[i - 1]
         if t.kind != "word" or t.k in self.words:
             return False
-        # in an Indian script, any word but a function word: "अढ़ाई हज़ार" with an unknown
-        # spelling of ढाई must not be read as a thousand
+        # in an Indian script, a word that looks like a number word of the language: "अढ़ाई हज़ार"
+        # with an unknown spelling of ढाई must not be read as a thousand, while "தொகை ஆயிரம்
+        # ரூபா" (the amount: a thousand rupees) must
         return (
             t.k in FOREIGN_NUMBERS
             or not t.k.isascii()
             and not any(t.k in s for s in (STOP, AND, PREFIX, MAJOR, MINOR, self.lex.every))
             and not self._counted(i - 1)  # "हर महीने हज़ार रुपये"
+            and numeric_looking(self.language, t.k)
         )
 
     # -- amounts and counts

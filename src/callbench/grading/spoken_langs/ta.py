@@ -68,7 +68,7 @@ TEENS = {
     12: "பன்னிரண்டு பன்னிரெண்டு பன்னெண்டு",
     13: "பதின்மூன்று பதிமூன்று பதிமூணு",
     14: "பதினான்கு பதினாலு",
-    15: "பதினைந்து பதினஞ்சு",
+    15: "பதினைந்து பதினஞ்சு பதினைஞ்சு",
     16: "பதினாறு",
     17: "பதினேழு",
     18: "பதினெட்டு",
@@ -81,7 +81,7 @@ TENS = {
     50: "ஐம்பது அம்பது",
     60: "அறுபது",
     70: "எழுபது",
-    80: "எண்பது",
+    80: "எண்பது எம்பது",
     90: "தொண்ணூறு",
 }
 JOINING_TENS = {
@@ -91,7 +91,7 @@ JOINING_TENS = {
     50: "ஐம்பத்து ஐம்பத்தி அம்பத்தி",
     60: "அறுபத்து அறுபத்தி",
     70: "எழுபத்து எழுபத்தி",
-    80: "எண்பத்து எண்பத்தி",
+    80: "எண்பத்து எண்பத்தி எம்பத்தி எம்பத்து",
     90: "தொண்ணூற்று தொண்ணூற்றி தொண்ணூத்தி",
 }
 
@@ -118,8 +118,15 @@ HUNDREDS = {  # the hundreds' own words, then their joining forms (more follows)
     800: "எண்ணூறு எண்ணூற்று எண்ணூத்தி",
     900: "தொள்ளாயிரம் தொள்ளாயிரத்து தொள்ளாயிரத்தி",
 }
-FUSED_HUNDREDS = {w: n for n, ws in HUNDREDS.items() for w in ws.split()}
-HUNDRED = {"நூறு": 100, "நூற்று": 100, "நூத்தி": 100}
+# before a consonant a written joining form doubles it (இருநூற்றுத் தொண்ணூறு, நூற்றுப் பத்து)
+_DOUBLED = ("க்", "ச்", "த்", "ப்")
+FUSED_HUNDREDS = {
+    w + d: n
+    for n, ws in HUNDREDS.items()
+    for w in ws.split()
+    for d in ("", *(_DOUBLED if w.endswith("ற்று") else ()))
+}
+HUNDRED = {"நூறு": 100, **{"நூற்று" + d: 100 for d in ("", *_DOUBLED)}, "நூத்தி": 100}
 THOUSAND = ("ஆயிரம்", "ஆயிரத்து", "ஆயிரத்தி")
 SCALES = {
     **{w: 10**3 for w in THOUSAND},
@@ -141,6 +148,11 @@ def _compounds() -> dict[str, tuple[str, ...]]:
         out[w] = ("மூன்று", "ஆயிரம்")
     for w in ("ஐயாயிரம்", "ஐயாயிரத்து"):
         out[w] = ("ஐந்து", "ஆயிரம்")
+    for tens, joins in JOINING_TENS.items():  # முப்பத்தோராயிரம்: 30 + ஓர் (one) + ஆயிரம் = 31,000
+        one_more = join(JOINING_TENS[tens].split()[0], "ஒன்று")
+        for j in joins.split():
+            for t, scale in (("ஓராயிரம்", "ஆயிரம்"), ("ஓராயிரத்து", "ஆயிரத்து")):
+                out[join(j, t)] = (one_more, scale)
     for h in (*FUSED_HUNDREDS, *HUNDRED):
         if h.endswith(("ற்று", "த்து")):  # a written joining form fuses with a vowel after it
             for w, n in NUMBERS.items():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from callbench.call.audio.signal import (
+    fast_length,
     flac_bytes,
     mix_at_snr,
     read_audio_bytes,
@@ -116,3 +117,21 @@ def test_flac_round_trip_is_lossless_at_16_bit() -> None:
     back = read_audio_bytes(data)
     assert back.rate == 8000
     assert np.array_equal(read_audio_bytes(wav_bytes(audio)).samples, back.samples)
+
+
+def test_fast_length_is_the_next_5_smooth_number() -> None:
+    def smooth(m: int) -> bool:
+        for p in (2, 3, 5):
+            while m % p == 0:
+                m //= p
+        return m == 1
+
+    for n in range(1, 3000):
+        f = fast_length(n)
+        assert f >= n and smooth(f) and not any(smooth(k) for k in range(n, f))
+
+
+@pytest.mark.parametrize("n_in", [22050, 22051, 22037, 1, 7])
+def test_resample_lengths_are_exact_for_awkward_input_lengths(n_in: int) -> None:
+    audio = Audio(np.ones(n_in, dtype=np.float32) * 0.1, 22050)
+    assert len(resample(audio, 16000).samples) == round(n_in * 16000 / 22050)

@@ -24,7 +24,7 @@ from functools import lru_cache, partial
 
 import numpy as np
 
-from callbench.call.audio.signal import Mix, mix_at_snr, resample, rms
+from callbench.call.audio.signal import Mix, fast_length, mix_at_snr, resample, rms
 from callbench.call.audio.synth import EspeakSynthesizer, language_base
 from callbench.call.audio.types import Audio, Voice
 
@@ -47,7 +47,6 @@ BACKGROUNDS = tuple(BACKGROUND_SNR_DB)
 # level a background is returned at (RMS); mixing rescales it to the condition's SNR anyway
 BACKGROUND_RMS = 0.1
 CLEAN_ROOM_RMS = 10 ** (-70 / 20)
-SYNTH_RATE = 22050
 
 # Neutral small talk for café babble, a few short sentences per language, written in it.
 CAFE_SENTENCES: dict[str, tuple[str, ...]] = {
@@ -130,6 +129,7 @@ NEWS_SENTENCES: dict[str, tuple[str, ...]] = {
 }
 # espeak-ng timbres for the café's talkers and the news reader
 BABBLE_VARIANTS = ("m1", "f2", "m3", "f4")
+BABBLE_SPEEDS = (0.92, 1.0, 1.08)
 NEWS_VOICE = Voice(name="m2", rate_wpm=170, pitch=45)
 
 
@@ -143,11 +143,13 @@ def _table_language(language: str, table: dict[str, tuple[str, ...]]) -> str:
     return base
 
 
-@lru_cache(maxsize=256)
-def _spoken(language: str, text: str, voice: Voice) -> np.ndarray:
-    """One sentence from espeak-ng at SYNTH_RATE, cached: backgrounds reuse a few sentences."""
+@lru_cache(maxsize=128)
+def _spoken(language: str, text: str, voice: Voice, speed: float, rate: int) -> np.ndarray:
+    """One sentence from espeak-ng, played `speed` times faster (and so higher: another talker's
+    voice) at `rate`. Cached, because backgrounds reuse a few sentences and voices: 128 entries
+    of a few seconds each stay within about 30 MB."""
     audio = EspeakSynthesizer().synthesize(text, language, voice)
-    samples = resample(audio, SYNTH_RATE).samples
+    samples = resample(audio, int(round(rate / speed))).samples
     samples.setflags(write=False)
     return samples
 
@@ -158,9 +160,10 @@ def _shaped_noise(
     """White Gaussian noise shaped in the frequency domain by `gain(freqs)`, unit RMS."""
     if n == 0:
         return np.zeros(0)
-    spectrum = np.fft.rfft(rng.standard_normal(n))
-    freqs = np.fft.rfftfreq(n, 1 / rate)
-    out = np.fft.irfft(spectrum * gain(freqs), n)
+    size = fast_length(n)  # generated a little longer at a fast FFT size, then cut
+    spectrum = np.fft.rfft(rng.standard_normal(size))
+    freqs = np.fft.rfftfreq(size, 1 / rate)
+    out = np.fft.irfft(spectrum * gain(freqs), size)[:n]
     level = rms(out)
     return out / level if level > 0 else out
 
@@ -181,19 +184,21 @@ def _street(seconds: float, rate: int, rng: np.random.Generator) -> np.ndarray:
     for _ in range(int(rng.poisson(max(seconds, 1.0) / 4)) + 1):
         centre = rng.uniform(-1.0, seconds + 1.0)
         width = rng.uniform(0.8, 2.0)  # seconds for the loudness to rise and fall
-        envelope = np.exp(-0.5 * ((t - centre) / width) ** 2)
-        if envelope.max() < 0.05:
+        loud, high = rng.uniform(0.8, 2.0), rng.uniform(800, 2500)
+        f0, shift = rng.uniform(70, 160), rng.uniform(0.04, 0.09)
+        # only the stretch where the vehicle is audible (within 4 widths of its passing)
+        first = max(0, int((centre - 4 * width) * rate))
+        last = min(n, int((centre + 4 * width) * rate))
+        if last - first < rate // 10:
             continue
-        loud = rng.uniform(0.8, 2.0)
-        high = rng.uniform(800, 2500)
-        tyre = _shaped_noise(rng, n, rate, partial(_band, low=60.0, high=high))
+        local = t[first:last]
+        envelope = np.exp(-0.5 * ((local - centre) / width) ** 2)
+        tyre = _shaped_noise(rng, last - first, rate, partial(_band, low=60.0, high=high))
         # engine tone: pitch above f0 while approaching, below it after passing (Doppler-like)
-        f0 = rng.uniform(70, 160)
-        shift = rng.uniform(0.04, 0.09)
-        freq = f0 * (1 - shift * np.tanh((t - centre) / (0.4 * width)))
+        freq = f0 * (1 - shift * np.tanh((local - centre) / (0.4 * width)))
         phase = 2 * np.pi * np.cumsum(freq) / rate
         engine = sum(np.sin(k * phase) / k for k in (1, 2, 3, 4))
-        out += loud * envelope * (0.8 * tyre + 0.6 * engine)
+        out[first:last] += loud * envelope * (0.8 * tyre + 0.6 * engine)
     # an occasional horn: two detuned tones with harmonics, under a second
     for _ in range(int(rng.poisson(seconds / 12))):
         start, length = rng.uniform(0, seconds), rng.uniform(0.25, 0.8)
@@ -238,20 +243,20 @@ def _talk_track(
     language: str,
     voice: Voice,
     n: int,
+    rate: int,
     rng: np.random.Generator,
     gap: tuple[float, float],
     speed: float = 1.0,
 ) -> np.ndarray:
-    """A talker saying random sentences of the table, with gaps, until `n` samples at
-    SYNTH_RATE are filled; starts at a random point so overlapped talkers do not align."""
+    """A talker saying random sentences of the table, with gaps, until `n` samples at `rate`
+    are filled; starts at a random point so overlapped talkers do not align."""
     pieces: list[np.ndarray] = []
     total = 0
-    target = n + int(rng.uniform(0, 2.0) * SYNTH_RATE)
+    target = n + int(rng.uniform(0, 2.0) * rate)
     while total < target:
-        spoken = _spoken(language, sentences[int(rng.integers(len(sentences)))], voice)
-        if speed != 1.0:  # faster and higher (or slower and lower), like a different talker
-            spoken = resample(Audio(spoken, SYNTH_RATE), int(SYNTH_RATE / speed)).samples
-        silence = np.zeros(int(rng.uniform(*gap) * SYNTH_RATE))
+        text = sentences[int(rng.integers(len(sentences)))]
+        spoken = _spoken(language, text, voice, speed, rate)
+        silence = np.zeros(int(rng.uniform(*gap) * rate))
         pieces += [spoken.astype(np.float64), silence]
         total += len(spoken) + len(silence)
     track = np.concatenate(pieces)
@@ -261,17 +266,16 @@ def _talk_track(
 
 def _cafe(seconds: float, rate: int, rng: np.random.Generator, language: str) -> np.ndarray:
     base = _table_language(language, CAFE_SENTENCES)
-    n_synth = int(round(seconds * SYNTH_RATE))
-    babble = np.zeros(n_synth)
+    n = int(round(seconds * rate))
+    talk = np.zeros(n)
     for variant in BABBLE_VARIANTS:
-        voice = Voice(name=variant, rate_wpm=int(rng.integers(150, 185)), pitch=50)
-        track = _talk_track(
-            CAFE_SENTENCES[base], base, voice, n_synth, rng, (0.3, 1.5), rng.uniform(0.9, 1.12)
-        )
+        # talkers differ by timbre and by speed (which also moves pitch); a few discrete speeds
+        # keep the sentence cache small
+        speed = BABBLE_SPEEDS[int(rng.integers(len(BABBLE_SPEEDS)))]
+        voice = Voice(name=variant, rate_wpm=165, pitch=50)
+        track = _talk_track(CAFE_SENTENCES[base], base, voice, n, rate, rng, (0.3, 1.5), speed)
         level = rms(track)
-        babble += rng.uniform(0.6, 1.0) * track / (level if level > 0 else 1.0)
-    out = resample(Audio(np.clip(babble / 8, -1, 1).astype(np.float32), SYNTH_RATE), rate)
-    talk = out.samples.astype(np.float64)
+        talk += rng.uniform(0.6, 1.0) * track / (level if level > 0 else 1.0)
     level = rms(talk)
     talk = talk / level if level > 0 else talk
     return talk + 0.7 * _clatter(seconds, rate, rng)
@@ -279,16 +283,15 @@ def _cafe(seconds: float, rate: int, rng: np.random.Generator, language: str) ->
 
 def _television(seconds: float, rate: int, rng: np.random.Generator, language: str) -> np.ndarray:
     base = _table_language(language, NEWS_SENTENCES)
-    n_synth = int(round(seconds * SYNTH_RATE))
-    reader = _talk_track(NEWS_SENTENCES[base], base, NEWS_VOICE, n_synth, rng, (0.3, 1.2))
-    speech = resample(Audio(np.clip(reader, -1, 1).astype(np.float32), SYNTH_RATE), rate).samples
-    n = len(speech)
+    n = int(round(seconds * rate))
     if n == 0:
         return np.zeros(0)
+    speech = _talk_track(NEWS_SENTENCES[base], base, NEWS_VOICE, n, rate, rng, (0.3, 1.2))
     # a small TV speaker: nothing much below 180 Hz or above 5 kHz, and a slight room hum
-    spectrum = np.fft.rfft(speech.astype(np.float64))
-    freqs = np.fft.rfftfreq(n, 1 / rate)
-    shaped = np.fft.irfft(spectrum * _band(freqs, 180, min(5000, 0.45 * rate), order=4), n)
+    size = fast_length(n + rate // 10)
+    spectrum = np.fft.rfft(speech, size)
+    freqs = np.fft.rfftfreq(size, 1 / rate)
+    shaped = np.fft.irfft(spectrum * _band(freqs, 180, min(5000, 0.45 * rate), order=4), size)[:n]
     hum = 0.01 * _shaped_noise(rng, n, rate, lambda f: _band(f, 50, 400))
     return shaped + hum * rms(shaped)
 

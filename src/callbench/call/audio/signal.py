@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import wave
 from dataclasses import dataclass
+from math import gcd
 from typing import Any
 
 import numpy as np
@@ -37,11 +38,16 @@ def resample(audio: Audio, rate: int) -> Audio:
     n_out = int(round(n_in * rate / audio.rate))
     if n_in == 0 or n_out == 0:
         return Audio(np.zeros(n_out, dtype=np.float32), rate)
-    # pad with a short stretch of silence so the FFT's circular wrap does not smear the end of
-    # the sound into its start; the padding is cut off again after the transform
-    pad_in = max(64, n_in // 16)
-    x = np.concatenate([audio.samples.astype(np.float64), np.zeros(pad_in)])
-    n_pad_out = int(round(len(x) * rate / audio.rate))
+    # Pad with silence, so the FFT's circular wrap does not smear the end of the sound into its
+    # start, to a length that is a whole number of rate-ratio periods (the output length is then
+    # exact) and whose FFTs have only small prime factors (fast: an awkward length such as a
+    # large prime would take several times longer). The padding is cut off afterwards.
+    common = gcd(audio.rate, rate)
+    step_in, step_out = audio.rate // common, rate // common
+    periods = fast_length(-(-(n_in + max(64, n_in // 16)) // step_in))
+    x = np.zeros(periods * step_in)
+    x[:n_in] = audio.samples
+    n_pad_out = periods * step_out
     spectrum = np.fft.rfft(x)
     bins = n_pad_out // 2 + 1
     if bins <= len(spectrum):
@@ -54,6 +60,23 @@ def resample(audio: Audio, rate: int) -> Audio:
         cut[: len(spectrum)] = spectrum
     y = np.fft.irfft(cut, n_pad_out) * (n_pad_out / len(x))
     return Audio(np.clip(y[:n_out], -1.0, 1.0).astype(np.float32), rate)
+
+
+def fast_length(n: int) -> int:
+    """The smallest integer >= n whose only prime factors are 2, 3 and 5 (fast FFT sizes)."""
+    if n <= 1:
+        return 1
+    best = 1 << (n - 1).bit_length()
+    p5 = 1
+    while p5 < best:
+        p35 = p5
+        while p35 < best:
+            # the smallest power of two bringing p35 to at least n
+            p2 = p35 << max(0, (-(-n // p35) - 1).bit_length())
+            best = min(best, p2)
+            p35 *= 3
+        p5 *= 5
+    return best
 
 
 def rms(samples: np.ndarray) -> float:

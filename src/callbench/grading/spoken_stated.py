@@ -150,7 +150,7 @@ def stated(
             kind == "identifier"
             and inside
             and on_topic
-            and spelled_identifier(m.text, str(expected))
+            and spelled_identifier(m.text, str(expected), language)
         ):
             return Finding(True, m.index, None, f"{looked}: spelled out at message {m.index}")
     more = f"; {len(notes) - 6} more" if len(notes) > 6 else ""
@@ -178,16 +178,42 @@ SPELLED_DIGITS = {
 }
 
 
-def spelled_identifier(text: str, identifier: str) -> bool:
-    """True when consecutive whole tokens (letters, digits, English digit words) spell the
-    identifier:
-    "D P three three zero one" is DP-3301, as an agent reads a code aloud. Identifiers shorter than
-    four
-    characters are left to the parser: spelled, they would match ordinary words."""
+_TOKEN = re.compile(r"[^\s\-.,;:!?\u0964\u0965\"'()\[\]/]+")
+
+
+def _spelled(token: str, language: str) -> str:
+    """One token as identifier characters: a letter or a run of letters and digits as written, an
+    English digit word, a native digit, a digit word of `language`, or an Indian-script name of a
+    Latin letter (वी, சி, ডি)."""
+    import unicodedata
+
+    from .spoken_letters import letter_named
+    from .spoken_words import key, lexicon
+
+    folded = token.casefold()
+    if folded in SPELLED_DIGITS:
+        return SPELLED_DIGITS[folded]
+    if folded.isascii():
+        return folded.upper()
+    if all(ch.isdigit() for ch in token):
+        return "".join(str(unicodedata.digit(ch)) for ch in token)
+    if (letter := letter_named(token)) is not None:
+        return letter
+    role, value = lexicon(language).words.get(key(token), (None, None))
+    if role == "d" and value is not None and 0 <= value <= 9 and value == int(value):
+        return str(int(value))
+    return token
+
+
+def spelled_identifier(text: str, identifier: str, language: str = "en") -> bool:
+    """True when consecutive whole tokens (letters, digits, digit words, letter names) spell the
+    identifier: "D P three three zero one" is DP-3301, as an agent reads a code aloud, and so is
+    "डी पी तीन तीन शून्य एक" in Hindi. Identifiers shorter than four characters are left to the
+    parser: spelled, they would match ordinary words."""
     want = re.sub(r"[^0-9A-Z]", "", identifier.upper())
     if len(want) < 4:
         return False
-    tokens = [SPELLED_DIGITS.get(t, t).upper() for t in re.findall(r"[^\W_]+", text.casefold())]
+    tokens = [_spelled(t, language) for t in _TOKEN.findall(text)]
     for i in range(len(tokens)):
         acc = ""
         for tok in tokens[i:]:

@@ -457,7 +457,7 @@ def _first_statement(
                 if m.index < before
                 and m.role == speaker
                 and m.text
-                and spelled_identifier(m.text, str(value))
+                and spelled_identifier(m.text, str(value), scenario.language)
             ),
             None,
         )

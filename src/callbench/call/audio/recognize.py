@@ -103,7 +103,7 @@ def _load_whisper(model: WhisperModel, cpu_threads: int) -> Any:
         loaded = _LOADED.get(key)
         if loaded is None:
             try:
-                from faster_whisper import WhisperModel as FW
+                from faster_whisper import WhisperModel as FW  # type: ignore[import-untyped]  # no stubs
             except ImportError:
                 raise ImportError(
                     f"whisper recognition needs faster-whisper: {INSTALL_HINT}"
@@ -179,9 +179,9 @@ class PocketSphinxRecognizer:
         with self._lock:
             if self._decoder is None:
                 try:
-                    from pocketsphinx import Config, Decoder
+                    from pocketsphinx import Config, Decoder  # type: ignore[import-untyped]  # no stubs
                 except ImportError:
-                    raise ImportError(f"pocketsphinx recognition needs it: {INSTALL_HINT}") from None
+                    raise ImportError(f"pocketsphinx recognition: {INSTALL_HINT}") from None
                 config = Config(loglevel="FATAL")  # bundled en-us model, no log spam
                 self._decoder = Decoder(config)
             d = self._decoder

@@ -114,6 +114,21 @@ def _load_whisper(model: WhisperModel, cpu_threads: int) -> Any:
         return loaded
 
 
+TOKENS_PER_SECOND = 25
+"""Text tokens Whisper may produce per second of audio. Fast speech is about 4 syllables a second;
+Devanagari, Bengali and Tamil take 2-4 byte-level tokens a syllable, English well under one."""
+
+MAX_TOKENS = 400
+"""Whisper's decoder holds 448 tokens, the prompt (start, language, task) included."""
+
+_FALLBACK = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+def token_budget(seconds: float) -> int:
+    """How many tokens one segment of a turn of `seconds` may decode to."""
+    return max(24, min(MAX_TOKENS, int(24 + TOKENS_PER_SECOND * seconds)))
+
+
 def _default_threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
@@ -122,12 +137,19 @@ def _default_threads() -> int:
 class FasterWhisperRecognizer:
     """Whisper through faster-whisper (CTranslate2, int8 on the CPU). Greedy decoding
     (`beam_size=1`) by default: beam 5 costs about three times the time for little gain on
-    short turns."""
+    short turns.
+
+    A turn's decoding time is bounded, because a channel's real-time factor is what makes audio
+    runs affordable: Whisper's temperature fallback (re-decoding up to five more times when the
+    text repeats itself) is off unless `fallback`, and the tokens decoded are capped by the
+    audio's length (`TOKENS_PER_SECOND`). Both bite only on speech the model cannot hear: on
+    espeak-ng Marathi, base looped ("नूं नूं नूं ...") at ten times real time without them."""
 
     model: str = "tiny.en"
     beam_size: int = 1
     cpu_threads: int = field(default_factory=_default_threads)
     vad_filter: bool = False
+    fallback: bool = False
     name: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -151,6 +173,8 @@ class FasterWhisperRecognizer:
             beam_size=self.beam_size,
             vad_filter=self.vad_filter,
             condition_on_previous_text=False,
+            temperature=_FALLBACK if self.fallback else 0.0,
+            max_new_tokens=token_budget(audio.seconds),
         )
         return " ".join(s.text.strip() for s in segments).strip()
 

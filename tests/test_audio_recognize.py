@@ -28,7 +28,7 @@ from callbench.call.audio.recognize import (
     wav_bytes,
 )
 from callbench.call.audio.types import Audio
-from callbench.call.audio.wer import word_error_rate
+from callbench.call.audio.wer import character_error_rate, word_error_rate
 from callbench.errors import InfrastructureError
 from callbench.models.base import ModelSettings
 from callbench.models.errors import (
@@ -246,14 +246,16 @@ def test_the_token_budget_grows_with_the_turn_up_to_the_decoder_window():
 
 def test_base_hears_espeak_english_and_some_hindi(base_cache):
     """base is nearly perfect on espeak-ng English (measured WER 0.03); on espeak-ng Hindi it is
-    poor (measured below): the test holds it to hearing Hindi as Devanagari with some words
-    right, not to a usable WER."""
+    poor — measured: "पेका दाम रावूल है आर मुवे बिल परा है" for the sentence below at 110 words a
+    minute (CER 0.31, WER 0.67), and WER about 1.0 at espeak-ng's default rate. The test holds it to
+    what it measurably does: Devanagari, roughly right characters, the key word heard."""
     recognizer = make_recognizer("whisper:base", cpu_threads=2)
     english = [recognizer.transcribe(espeak(s, "en"), "en") for s in ENGLISH[:3]]
     assert sum(word_error_rate(s, h, "en") for s, h in zip(ENGLISH, english)) / 3 < 0.15
     hindi = "मेरा नाम राहुल है और मुझे बिल भरना है।"
-    heard = recognizer.transcribe(espeak(hindi, "hi", 120), "hi")
-    assert any("\u0900" <= ch <= "\u097f" for ch in heard), heard
+    heard = recognizer.transcribe(espeak(hindi, "hi", 110), "hi")
+    assert character_error_rate(hindi, heard, "hi") < 0.5, heard
+    assert "बिल" in heard.split()
 
 
 def test_pocketsphinx_hears_natural_english():

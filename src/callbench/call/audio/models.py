@@ -30,15 +30,17 @@ WHISPER_LANGUAGES = frozenset(
     "haw ln ha ba jw su yue".split()
 )
 """The languages multilingual Whisper has a language token for (faster-whisper's list). Of the
-suite languages en, hi, gu, mr, ta and bn all have one — Gujarati included — but how well a model
-hears a language is another matter: see `UNRELIABLE`."""
+suite languages en, hi, gu, mr, ta and bn all have one — Gujarati included, whatever is said of it
+— but how well a model hears a language is another matter: see `UNRELIABLE`."""
 
 UNRELIABLE = frozenset({"gu"})
-"""Languages Whisper has a token for but hears too badly to grade calls with (Whisper's training
-data for Gujarati was a fraction of an hour, and measured on espeak-ng speech base's Gujarati
-transcripts are mostly wrong — see tests/test_audio_recognize.py). `recognizer_for_language`
-refuses them for every Whisper model and names the alternative, an OpenAI-compatible
-transcription endpoint."""
+"""Languages Whisper has a token for but hears too badly to grade calls with, refused for every
+Whisper model by `recognizer_for_language` (which names the alternative, an OpenAI-compatible
+transcription endpoint). Whisper's training data had well under an hour of Gujarati; measured on
+four espeak-ng Gujarati sentences, base answered in Thai, Urdu and Latin script or looped
+punctuation, never in Gujarati (WER 1.19). Hindi, Marathi, Tamil and Bengali are allowed but are
+poor on espeak-ng speech too (WER about 1.0 each, with Latin transliterations for Bengali): an
+Indic audio run needs an endpoint or a larger local model for grades to mean anything."""
 
 
 class ModelMissing(RuntimeError):

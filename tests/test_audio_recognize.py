@@ -383,3 +383,10 @@ def test_a_refused_connection_is_a_transport_failure(fake):
     fake.server.server_close()
     with pytest.raises(ProviderTransportError):
         _endpoint(fake, max_retries=0).transcribe(_tone(300.0, 8000), "en")
+
+
+def test_an_endpoint_without_a_key_gets_a_placeholder(fake, monkeypatch):
+    monkeypatch.delenv("TEST_STT_KEY")
+    fake.replies.append((200, {"text": "ok"}, 0))
+    assert _endpoint(fake).transcribe(_tone(300.0, 8000), "en") == "ok"
+    assert fake.requests[0]["auth"] == "Bearer not-needed"

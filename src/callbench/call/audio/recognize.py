@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 
 from ...models.base import ModelSettings
-from ...models.errors import ProviderError
 from ...models.provider import backoff_s
 from ...models.secrets import register_secret
 from .models import INSTALL_HINT, WhisperModel, whisper_model
@@ -242,11 +241,11 @@ class OpenAITranscriptionRecognizer:
         if self._client is None:
             import openai
 
-            key = os.environ.get(self.api_key_env) or "not-needed"
+            key = os.environ.get(self.api_key_env)
             register_secret(key)
             self._client = openai.OpenAI(
                 base_url=self.base_url,
-                api_key=key,
+                api_key=key or "not-needed",
                 timeout=self.settings.timeout_s,
                 max_retries=0,  # retried here, with the model layer's backoff and classification
             )
@@ -271,9 +270,9 @@ class OpenAITranscriptionRecognizer:
                     raise TypeError("transcription without text")
                 return text.strip()
             except Exception as exc:  # classified by type; a bug of ours is re-raised by classify
-                err: ProviderError | Any = classify(exc)
+                err = classify(exc)
                 err.attempts, err.retries = attempt, attempt - 1
-                if not getattr(err, "retryable", False) or attempt == attempts:
+                if not err.retryable or attempt == attempts:
                     raise err from None
                 time.sleep(backoff_s(self.settings, attempt, err.retry_after))
         raise AssertionError("unreachable")  # pragma: no cover
@@ -290,8 +289,8 @@ SPECS = (
 )
 
 ENDPOINT_HINT = (
-    "use an OpenAI-compatible transcription endpoint for it: "
-    "--recognizer 'openai-compatible:https://host/v1#MODEL'"
+    "use an OpenAI-compatible transcription endpoint for it "
+    "(recognizer 'openai-compatible:https://host/v1#MODEL')"
 )
 
 

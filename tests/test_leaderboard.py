@@ -11,6 +11,7 @@ from callbench.cli import app
 from callbench.errors import CallbenchError
 from callbench.reports.compare import compare
 from callbench.reports.leaderboard import build_leaderboard
+from callbench.reports.report import REPORT_SCHEMA_VERSION
 from callbench.runs import RunConfig, run_suite
 from callbench.runs.rebuild import rebuild_report
 from callbench.suite_check import load_suite
@@ -48,7 +49,8 @@ def test_report_carries_intervals_completion_and_honesty_figures(runs):
         oracle["operational"]["tool_calls_per_call"] > 0
         and noop["operational"]["tool_calls_per_call"] == 0
     )
-    assert report["schema_version"] == 5 and report["bootstrap"]["samples"] == 2000
+    assert report["schema_version"] == REPORT_SCHEMA_VERSION
+    assert report["bootstrap"]["samples"] == 2000
     assert report["scoring"]["mode"] == "guards" and "guard" in report["scoring"]["rule"]
     assert (
         oracle["completion_at_cutoff"]["passed"] == 32

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from callbench.call.audio.plan import AudioPlan
 from callbench.cli import app
 from callbench.errors import CallbenchError
 from callbench.layout import RunLayout
@@ -70,6 +71,14 @@ NON_DEFAULT = {
     "executor": "ray",
     "processes": 7,
     "address": "ray://head:10001",
+    "channel": "audio",
+    "audio": AudioPlan(
+        synthesizer="piper:joe",
+        recognizer="whisper:base",
+        loss=0.05,
+        jitter_ms=30.0,
+        keep_audio=False,
+    ),
 }
 
 

@@ -71,6 +71,13 @@ def test_cue_matching_is_case_and_script_aware():
     assert not find_cue("અંદાજ", "કેટલું દૂધ?")
 
 
+def test_a_cue_with_digits_matches_them_however_a_recogniser_wrote_them():
+    for heard in ("at 10:40 in the morning", "at 10.40", "at 1040 then", "at 10 40"):
+        assert find_cue("10:40", heard), heard
+    assert not find_cue("10:40", "at 11:40")
+    assert not find_cue("10:40", "room 21040")  # still the start of a word
+
+
 def test_advances_only_on_cue_and_speaks_the_line_with_facts_filled():
     c = ScriptedCaller(scenario(), PHRASES)
     u = say(c, ["Hello, how can I help?"])

@@ -183,6 +183,21 @@ def run(
     html: Path | None = typer.Option(
         None, "--html", help="also write the self-contained HTML report here when the run ends"
     ),
+    channel: str | None = typer.Option(
+        None,
+        "--channel",
+        help="text (default) | audio: the caller's words are synthesized, mixed with the "
+        "background, sent down a telephone line and recognised (needs callbench[voice])",
+    ),
+    synthesizer: str | None = typer.Option(
+        None, "--synthesizer", help="with --channel audio: espeak-ng (default) | piper:joe"
+    ),
+    recognizer: str | None = typer.Option(
+        None,
+        "--recognizer",
+        help="with --channel audio: auto (default: Whisper tiny.en for English, base otherwise) | "
+        "whisper:tiny.en | whisper:base | pocketsphinx | openai-compatible:URL#MODEL",
+    ),
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the
     scores."""
@@ -219,6 +234,9 @@ def run(
         executor=executor,
         processes=processes,
         address=address,
+        channel=channel,
+        synthesizer=synthesizer,
+        recognizer=recognizer,
     )
     try:
         file = read_config(config) if config else {}

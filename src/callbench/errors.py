@@ -64,6 +64,11 @@ class TraceError(CallbenchError):
     """A trace file is missing, unreadable, or of an unknown schema version."""
 
 
+class AudioError(CallbenchError):
+    """The audio channel cannot run as configured: a synthesizer, recogniser or model that is not
+    installed (the message carries the install hint), or a language no chosen recogniser hears."""
+
+
 class EpisodeError(CallbenchError):
     """One call could not be completed. Subclasses say who is to blame."""
 
@@ -84,6 +89,7 @@ class ModelError(EpisodeError):
 
 
 __all__ = [
+    "AudioError",
     "CallbenchError",
     "EpisodeError",
     "InfrastructureError",

@@ -95,12 +95,18 @@ def letter_count(word: str) -> int:
     return sum(1 for ch in word if unicodedata.category(ch)[0] in "LM")
 
 
+_DIGIT_GAP = re.compile(r"(?<=\d)[:.,\s](?=\d)")
+
+
 def find_cue(cue: str, text: str) -> bool:
     """True when `cue` starts a word in `text` (case- and script-aware; inflected endings
     allowed)."""
     needle, hay = fold(cue).strip(), fold(text)
     if not needle:
         return False
+    if any(ch.isdigit() for ch in needle):
+        # "10:40" is written 10.40, 10 40 or 1040 by a recogniser: digits are compared as digits
+        needle, hay = _DIGIT_GAP.sub("", needle), _DIGIT_GAP.sub("", hay)
     # the matches re.finditer would give (leftmost, non-overlapping), without a regex per call
     at = hay.find(needle)
     while at >= 0:

@@ -115,8 +115,18 @@ def admit_step(step: Any) -> Admitted:
         usage=_usage(step.usage, admitted.notes),
         error=_text(error, admitted),
         raw=_text(raw, admitted),
+        latency_s=_latency(step.latency_s, admitted.notes),
     )
     return admitted
+
+
+def _latency(value: Any, notes: list[str]) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
+        notes.append(f"latency out of contract ignored: {str(value)[:60]}")
+        return None
+    return float(value)
 
 
 def admit_utterance(utterance: CallerUtterance) -> tuple[CallerUtterance, bool]:

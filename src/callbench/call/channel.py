@@ -15,17 +15,39 @@ apply before the background damages them.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Protocol
 
 from ..spec import Background, ChannelProgram
 from ..spec.scenario import Double, Drop, Split, Substitute
 from ..text import find_span, fold, graphemes, letter_count, words
-from .trace import ChannelEventRecord
+from .trace import AudioTurnRecord, ChannelEventRecord
 
 VOWELS = "aeiou"
 
 
+class Channel(Protocol):
+    """What the turn loop needs of a channel: the text channel here, the audio channel
+    (call/audio/channel.py) beside it."""
+
+    kind: str
+    blocking: bool
+
+    def render(
+        self, text: str, turn: int, steps: tuple[str, ...]
+    ) -> tuple[list[str], list[ChannelEventRecord]]: ...
+
+    def unfired(self) -> list[ChannelEventRecord]: ...
+
+    def take_audio(self) -> list[AudioTurnRecord]: ...
+
+    def hear_agent(self, text: str) -> tuple[str, AudioTurnRecord | None]: ...
+
+
 class TextChannel:
+    kind = "text"
+    blocking = False
+    """renders in microseconds: the episode calls it inline"""
+
     def __init__(
         self,
         program: ChannelProgram,
@@ -129,6 +151,13 @@ class TextChannel:
                 )
             )
         return fragments
+
+    def take_audio(self) -> list[AudioTurnRecord]:
+        return []
+
+    def hear_agent(self, text: str) -> tuple[str, AudioTurnRecord | None]:
+        """The caller reads the agent's words as written: text has no way back to damage."""
+        return text, None
 
     def unfired(self) -> list[ChannelEventRecord]:
         """Events whose turn or step never came: recorded as not applied, never silently dropped."""

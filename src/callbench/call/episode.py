@@ -30,7 +30,7 @@ from ..errors import EpisodeError, ModelError
 from ..spec import LoadedAgent, Scenario, SuccessCondition, evaluate
 from ..spec.matchers import MISSING, same_value
 from .admission import admit_step, admit_utterance
-from .channel import TextChannel
+from .channel import Channel
 from .roles import Backend, Caller, Candidate
 from .trace import (
     CallerTurnRecord,
@@ -85,7 +85,7 @@ class _Episode:
         candidate: Candidate,
         caller: Caller,
         backend: Backend,
-        channel: TextChannel,
+        channel: Channel,
     ):
         self.setup, self.candidate, self.caller, self.backend, self.channel = (
             setup,
@@ -107,6 +107,7 @@ class _Episode:
             seed=setup.seed,
             instructions_sha256=setup.agent.instructions_sha256,
             conditions=dict(setup.conditions),
+            channel="audio" if channel.kind == "audio" else "text",
         )
         self.observed: list[ObservedMessage] = []
         self.public: list[PublicTurn] = []
@@ -219,9 +220,11 @@ class _Episode:
         check_utterance(view, utterance)
         self.expressed.extend(utterance.expressed_steps)
         self.public.append(PublicTurn("caller", utterance.text))
-        fragments, events = self.channel.render(
-            utterance.text, self.turn, utterance.expressed_steps
-        )
+        args = (utterance.text, self.turn, utterance.expressed_steps)
+        if self.channel.blocking:
+            fragments, events = await asyncio.to_thread(self.channel.render, *args)
+        else:
+            fragments, events = self.channel.render(*args)
         indices = []
         for fragment in fragments:
             indices.append(self._message(role="caller", text=fragment, sanitised=sanitised).index)
@@ -235,9 +238,20 @@ class _Episode:
                 expressed_steps=list(utterance.expressed_steps),
                 done=utterance.done,
                 channel_events=events,
+                audio=self.channel.take_audio(),
             )
         )
         return utterance.done
+
+    async def _heard(self, text: str) -> None:
+        """The agent's words reach the caller through the channel's way back."""
+        if self.channel.blocking:
+            heard, record = await asyncio.to_thread(self.channel.hear_agent, text)
+        else:
+            heard, record = self.channel.hear_agent(text)
+        if record is not None:
+            self.trace.agent_audio.append(record)
+        self.public.append(PublicTurn("agent", heard))
 
     async def _candidate_turn(self) -> bool:
         """Run the candidate until it stops calling tools; True when a call-ending tool
@@ -258,6 +272,8 @@ class _Episode:
             )  # whatever the candidate sent is its own: checked, cleaned, never a crash
             step = admitted.step
             self.trace.notes += admitted.notes
+            if step.latency_s is not None:
+                self.trace.timings.response_latency_seconds.append(round(step.latency_s, 6))
             self._usage("candidate", step.usage)
             calls = [
                 c if c.id else ToolCall(c.name, c.arguments, self._next_call_id())
@@ -290,7 +306,7 @@ class _Episode:
                 ObservedMessage(role="candidate", text=step.speech or None, tool_calls=tuple(calls))
             )
             if step.speech:
-                self.public.append(PublicTurn("agent", step.speech))
+                await self._heard(step.speech)
             if not calls:
                 return False
             ended = limited = False
@@ -393,7 +409,7 @@ class _Episode:
         if concluding:
             self._message(role="candidate", text=concluding)
             self.observed.append(ObservedMessage(role="candidate", text=concluding))
-            self.public.append(PublicTurn("agent", concluding))
+            await self._heard(concluding)
         return event.ended_call
 
     def _record_tool(
@@ -470,7 +486,7 @@ async def run_episode(
     candidate: Candidate,
     caller: Caller,
     backend: Backend,
-    channel: TextChannel,
+    channel: Channel,
 ) -> Trace:
     """Run one whole call. Infrastructure failures end in an excluded trace, never a half-saved
     one; a bug in callbench raises (see the module docstring)."""

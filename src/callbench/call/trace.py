@@ -11,13 +11,15 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from ..errors import TraceError
 from ..spec import MatchResult
 
-TRACE_SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+TRACE_SCHEMA_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
+"""3: audio records (caller turns heard through the audio channel, the agent as the caller heard
+it)"""
 """2 added `Message.sanitised`, `Trace.notes` and `RoleUsage.retries`; version 1 traces read
 unchanged."""
 
@@ -67,6 +69,26 @@ class ChannelEventRecord(_T):
     after: str | None = None
 
 
+class AudioTurnRecord(_T):
+    """One stretch of speech through the audio channel: what was meant, what the recogniser
+    heard, and the audio as heard (after the background and the telephone line)."""
+
+    speaker: Literal["caller", "agent"]
+    intended: str
+    recognised: str
+    wer: float | None = Field(
+        description="word error rate of recognised against intended (None: nothing intended "
+        "was known, as for a voice candidate that gives no transcript of its own audio)"
+    )
+    background: str = "clean"
+    audio_path: str = Field(description="the audio file, relative to the run folder")
+    audio_sha256: str
+    audio_seconds: float
+    synth_seconds: float = 0.0
+    line_seconds: float = 0.0
+    recognise_seconds: float = 0.0
+
+
 class CallerTurnRecord(_T):
     turn: int
     intended: str = Field(description="what the caller meant to say; never shown to the candidate")
@@ -75,6 +97,9 @@ class CallerTurnRecord(_T):
     expressed_steps: list[str] = Field(default_factory=list)
     done: bool = False
     channel_events: list[ChannelEventRecord] = Field(default_factory=list)
+    audio: list[AudioTurnRecord] = Field(
+        default_factory=list, description="each fragment through the audio channel, when it ran"
+    )
 
 
 class ToolEvent(_T):
@@ -166,6 +191,10 @@ class Timings(_T):
     candidate_seconds: list[float] = Field(default_factory=list)
     caller_seconds: list[float] = Field(default_factory=list)
     tool_seconds: list[float] = Field(default_factory=list)
+    response_latency_seconds: list[float] = Field(
+        default_factory=list,
+        description="a voice candidate's turns: end of the caller's speech to its first audio",
+    )
 
 
 class SuiteRef(_T):
@@ -193,6 +222,11 @@ class Trace(_T):
     caller_turns: list[CallerTurnRecord] = Field(default_factory=list)
     tool_events: list[ToolEvent] = Field(default_factory=list)
     unapplied_channel_events: list[ChannelEventRecord] = Field(default_factory=list)
+    channel: Literal["text", "audio"] = "text"
+    agent_audio: list[AudioTurnRecord] = Field(
+        default_factory=list,
+        description="the agent's words as the caller heard them through the audio channel",
+    )
     end: EndRecord | None = None
     world: WorldRecord | None = Field(
         default=None, description="final state and write ledger of a state backend"
@@ -211,6 +245,15 @@ class Trace(_T):
         description="what the harness repaired or ignored in what an outside "
         "party sent (characters replaced, usage out of contract)",
     )
+
+    _audio_files: dict[str, bytes] = PrivateAttr(default_factory=dict)
+    """the audio the records name (path relative to the run folder -> encoded bytes), carried from
+    wherever the call played to the one process that writes the run folder; never serialised
+    into the trace"""
+
+    @property
+    def audio_files(self) -> dict[str, bytes]:
+        return self._audio_files
 
     def without_timings(self) -> dict[str, Any]:
         """The part of the trace that must be identical for identical seeds and inputs."""

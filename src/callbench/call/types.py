@@ -47,6 +47,9 @@ class CandidateStep:
     notes: tuple[str, ...] = ()
     """what the adapter ignored in the answer without it being a mistake of the agent's (usage out
     of contract)"""
+    latency_s: float | None = None
+    """a voice candidate's response latency: seconds from the end of the caller's speech to its
+    first audio (None for text candidates and for turns that answer tool results)"""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ A scorecard carries both; `Scorecard.in_mode` picks the one a report uses.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -72,6 +72,54 @@ class GuardSummary(BaseModel):
     )
 
 
+class AudioSummary(BaseModel):
+    """How the call sounded through the audio channel: word error rates (weighted by the words
+    meant) of the caller as the candidate's recogniser heard it and of the agent as the caller's
+    heard it, the background, and the seconds of audio and of recognition."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    background: str
+    caller_fragments: int
+    caller_words: int
+    caller_wer: float | None
+    agent_fragments: int
+    agent_words: int
+    agent_wer: float | None
+    audio_seconds: float
+    recognise_seconds: float
+
+
+def audio_summary(trace: Trace) -> AudioSummary | None:
+    if trace.channel != "audio":
+        return None
+    caller = [r for t in trace.caller_turns for r in t.audio]
+    agent = list(trace.agent_audio)
+
+    def weighted(records: list[Any]) -> tuple[int, float | None]:
+        records = [r for r in records if r.wer is not None]
+        words = [max(1, len(r.intended.split())) for r in records]
+        total = sum(words)
+        if not total:
+            return 0, None
+        return total, round(sum(r.wer * w for r, w in zip(records, words)) / total, 4)
+
+    caller_words, caller_wer = weighted(caller)
+    agent_words, agent_wer = weighted(agent)
+    every = caller + agent
+    return AudioSummary(
+        background=caller[0].background if caller else "clean",
+        caller_fragments=len(caller),
+        caller_words=caller_words,
+        caller_wer=caller_wer,
+        agent_fragments=len(agent),
+        agent_words=agent_words,
+        agent_wer=agent_wer,
+        audio_seconds=round(sum(r.audio_seconds for r in every), 3),
+        recognise_seconds=round(sum(r.recognise_seconds for r in every), 3),
+    )
+
+
 class Scorecard(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -112,6 +160,13 @@ class Scorecard(BaseModel):
     )
     candidate_latency_s: list[float] = Field(
         default_factory=list, description="seconds per candidate response (operational)"
+    )
+    response_latency_s: list[float] = Field(
+        default_factory=list,
+        description="a voice candidate's response latencies (end of caller speech to first audio)",
+    )
+    audio: AudioSummary | None = Field(
+        default=None, description="the call through the audio channel (None: the text channel)"
     )
     tool_calls: int = 0
     caller_satisfied: bool = Field(
@@ -378,6 +433,8 @@ def _card(
         usage=usage,
         models=models,
         candidate_latency_s=[round(x, 6) for x in trace.timings.candidate_seconds],
+        response_latency_s=list(trace.timings.response_latency_seconds),
+        audio=audio_summary(trace),
         tool_calls=len(trace.tool_events),
         caller_satisfied=_caller_satisfied(trace, scenario),
         completed_call=bool(deterministic) and all(i.r == 1.0 for i in deterministic),

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 
 from ..backends import build_backend
 from ..call import EpisodeSetup, SuiteRef, TextChannel, Trace, run_episode
+from ..call.audio.plan import AudioPlan
 from ..callers import Caller
 from ..candidates import Candidate
+from ..errors import AudioError
 from ..spec import Scenario, Suite
 from .casting import cast_scenario, conditions
 from .seeds import derive_seed
@@ -54,6 +56,7 @@ async def play_once(
     caller_name: str = "",
     step_timeout_s: float | None = None,
     call_timeout_s: float | None = None,
+    audio: AudioPlan | None = None,
 ) -> Trace:
     """Play `attempt` once with the given candidate and caller, made for the cast scenario (`cast`:
     what `cast_for` gave the caller of this function, so it is not computed twice). Every random
@@ -84,13 +87,44 @@ async def play_once(
         agent.definition.tools,
         scenario.caller.datetime.date(),
     )
-    background = suite.manifest.casting.backgrounds.get(assigned.get("background", ""))
-    channel = TextChannel(
+    background_name = assigned.get("background", "")
+    background = suite.manifest.casting.backgrounds.get(background_name)
+    text = TextChannel(
         scenario.channel,
         scenario.caller.knows,
         random.Random(derive_seed(seed, "channel")),
-        background=background,
+        # through the audio channel the background is sound, not misheard words
+        background=background if audio is None else None,
         background_rng=random.Random(derive_seed(seed, "background")),
         language=scenario.language,
     )
-    return await run_episode(setup, candidate, caller, backend, channel)
+    attach = getattr(candidate, "attach_channel", None)  # a voice candidate hears and speaks
+    if audio is None:
+        if attach is not None:
+            raise AudioError(
+                f"candidate {attempt.candidate!r} speaks audio: run it with --channel audio"
+            )
+        return await run_episode(setup, candidate, caller, backend, text)
+    from ..call.audio.plan import FlacSink, build_channel
+
+    sink = FlacSink() if audio.keep_audio else None
+    channel = build_channel(
+        audio,
+        text,
+        language=scenario.language,
+        mood=scenario.caller.persona.mood,
+        background=background.sound_for(background_name) if background is not None else None,
+        seed=derive_seed(seed, "audio"),
+        sink=sink,
+    )
+    if attach is not None:
+        attach(channel)
+    try:
+        trace = await run_episode(setup, candidate, caller, backend, channel)
+    finally:
+        close = getattr(candidate, "close", None)  # a voice session ends with its call
+        if attach is not None and close is not None:
+            await close()
+    if sink is not None:
+        trace.audio_files.update(sink.files)
+    return trace

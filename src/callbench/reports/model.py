@@ -190,6 +190,11 @@ class Operational(Section):
     latency_p50_s: float | None = None
     latency_p90_s: float | None = None
     latency_p99_s: float | None = None
+    response_latency_p50_s: float | None = Field(
+        default=None, description="voice candidates: end of caller speech to first audio"
+    )
+    response_latency_p90_s: float | None = None
+    response_latency_p99_s: float | None = None
     tool_calls_per_call: float | None = None
 
 
@@ -292,6 +297,21 @@ Slices = dict[str, dict[str, dict[str, SliceCell]]]
 """slice kind (language, tags...) -> candidate -> slice value -> cell"""
 
 
+class AudioCell(Section):
+    """One candidate in one background condition through the audio channel."""
+
+    calls: int
+    completed: int = Field(description="calls with every deterministic check met")
+    completion: float | None
+    caller_wer: float | None = Field(description="word-weighted WER of the caller as heard")
+    agent_wer: float | None = Field(description="word-weighted WER of the agent as heard")
+    caller_words: int
+
+
+AudioTable = dict[str, dict[str, AudioCell]]
+"""candidate -> background condition -> cell"""
+
+
 class StoreCounts(EchoedSection):
     """The run store's counts when the report was written (runs/runner.py adds them)."""
 
@@ -344,6 +364,9 @@ class Report(Section):
     candidates: dict[str, CandidateRow]
     comparisons: list[Comparison] | None = None
     slices: Slices | None = None
+    audio: AudioTable | None = Field(
+        default=None, description="WER and completion by background condition (audio runs)"
+    )
     manifest: dict[str, str] = Field(default_factory=dict)
     store: StoreCounts | None = None
     generation: GenerationRecord | None = Field(

@@ -20,6 +20,8 @@ from ..provenance import code_version
 from ..spec import Suite
 from ..spec.generation_record import GenerationRecord
 from .model import (
+    AudioCell,
+    AudioTable,
     Bootstrap,
     CallerInfo,
     CandidateRow,
@@ -52,12 +54,13 @@ class RunConfig(Protocol):
 
 __all__ = ["Report", "build_report", "code_version", "make_report", "manifest", "write_report"]
 
-REPORT_SCHEMA_VERSION = 5
+REPORT_SCHEMA_VERSION = 6
 """3: scoring modes (guards by default, the reference formula on request), guard summaries,
 completion at the provisional cutoff, and the gameability figure. 4: per candidate, completion by
 the number of requests (requests-N tags) and the transfer rate by persona. 5: `generation`, the
 suite's generation manifest as the run recorded it, and `seal`, what `callbench verify-seal` found
-(the report is official only when it verified)."""
+(the report is official only when it verified). 6: `audio`, word error rates and completion
+by background condition for runs through the audio channel."""
 SCORING_NOTE = {
     "guards": "guards: a kept rule (forbidden action, gate, 'never say', no-write, obligation) "
     "enters neither side of "
@@ -153,9 +156,45 @@ def make_report(
         candidates=candidates,
         comparisons=comparisons(by_candidate, order, run_id, samples),
         slices=slices(cards, suite),
+        audio=audio_table(cards),
         manifest=manifest(out_dir, scorecards),
         generation=generation,
     )
+
+
+def audio_table(cards: list[Scorecard]) -> AudioTable | None:
+    """Per candidate and background condition: calls, completion, and word error rates weighted
+    by the words meant (a long turn misheard counts for more than a short one). None when no call
+    went through the audio channel."""
+    groups: dict[str, dict[str, list[Scorecard]]] = defaultdict(lambda: defaultdict(list))
+    for c in cards:
+        if c.outcome == "completed" and c.audio is not None:
+            groups[c.candidate][c.audio.background].append(c)
+    if not groups:
+        return None
+
+    def wer(group: list[Scorecard], side: str) -> float | None:
+        pairs = [
+            (getattr(c.audio, f"{side}_wer"), getattr(c.audio, f"{side}_words")) for c in group
+        ]
+        pairs = [(w, n) for w, n in pairs if w is not None and n]
+        total = sum(n for _, n in pairs)
+        return round(sum(w * n for w, n in pairs) / total, 4) if total else None
+
+    return {
+        cand: {
+            bg: AudioCell(
+                calls=len(group),
+                completed=sum(c.deterministic_passed for c in group),
+                completion=round(sum(c.deterministic_passed for c in group) / len(group), 4),
+                caller_wer=wer(group, "caller"),
+                agent_wer=wer(group, "agent"),
+                caller_words=sum(c.audio.caller_words for c in group if c.audio),
+            )
+            for bg, group in sorted(by_bg.items())
+        }
+        for cand, by_bg in sorted(groups.items())
+    }
 
 
 def build_report(

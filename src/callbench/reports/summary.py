@@ -104,6 +104,7 @@ def operational(cards: list[Scorecard], usage: dict[str, UsageRow], passed: int)
     costs = [r.cost_usd for r in usage.values() if r.cost_usd is not None]
     cost = round(sum(costs), 6) if costs else None
     latencies = [x for c in cards for x in c.candidate_latency_s]
+    responses = [x for c in cards for x in c.response_latency_s]
     return Operational(
         tokens=tokens,
         tokens_per_call=round(tokens / len(cards), 2) if cards else None,
@@ -114,6 +115,9 @@ def operational(cards: list[Scorecard], usage: dict[str, UsageRow], passed: int)
         latency_p50_s=_percentile(latencies, 50),
         latency_p90_s=_percentile(latencies, 90),
         latency_p99_s=_percentile(latencies, 99),
+        response_latency_p50_s=_percentile(responses, 50),
+        response_latency_p90_s=_percentile(responses, 90),
+        response_latency_p99_s=_percentile(responses, 99),
         tool_calls_per_call=round(fmean([c.tool_calls for c in cards]), 3) if cards else None,
     )
 

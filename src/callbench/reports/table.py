@@ -59,6 +59,25 @@ def summary_table(report: Report | dict[str, Any]) -> Table:
             "earn nothing)"
         )
     caption += request_lines(report.candidates)
+    caption += audio_lines(report)
     caption += [line for line in (generation_line(report), seal_line(report)) if line]
     table.caption = "\n".join(caption)
     return table
+
+
+def audio_lines(report: Report) -> list[str]:
+    """One line per candidate of an audio run: completion and caller WER by background."""
+    if not report.audio:
+        return []
+    lines = ["audio channel (completion, caller WER, agent WER by background):"]
+    for cand, cells in report.audio.items():
+        parts = [
+            f"{bg} {c.completed}/{c.calls}, WER {_pct(c.caller_wer)} / {_pct(c.agent_wer)}"
+            for bg, c in cells.items()
+        ]
+        lines.append(f"  {cand}: " + "; ".join(parts))
+    return lines
+
+
+def _pct(value: float | None) -> str:
+    return "n/m" if value is None else f"{value * 100:.1f}%"

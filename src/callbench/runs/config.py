@@ -12,6 +12,15 @@ the names of the environment variables that hold them.
     executor = "local"          # local | processes | ray
     processes = 2               # worker processes (executor "processes")
     address = "ray://head:10001"   # Ray cluster (executor "ray"; default: a local cluster)
+    channel = "audio"           # text (default) | audio: synthesis, background, line, recognition
+
+    [audio]                     # the audio channel (channel = "audio")
+    synthesizer = "espeak-ng"   # espeak-ng | piper:joe (English)
+    recognizer = "auto"         # auto | whisper:tiny.en | whisper:base | pocketsphinx |
+                                # openai-compatible:URL#MODEL
+    loss = 0.0                  # packet loss on the telephone line, 0-1
+    jitter_ms = 0.0             # packets later than the jitter buffer are lost
+    keep_audio = true           # write each turn's audio (FLAC) into the run folder
 
     [candidate]                 # settings for model-backed candidates
     base_url = "http://127.0.0.1:8000/v1"
@@ -53,6 +62,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ..call.audio.plan import AudioPlan
 from ..errors import CallbenchError
 from ..grading.scripts import (
     LANGUAGE_DETECTORS,
@@ -84,8 +94,11 @@ RUN_KEYS = {
     "executor",
     "processes",
     "address",
+    "channel",
 }
-SECTIONS = {"candidate", "caller_model", "judge_model", "prices", "limits"}
+SECTIONS = {"candidate", "caller_model", "judge_model", "prices", "limits", "audio"}
+AUDIO_KEYS = {"synthesizer", "recognizer", "loss", "jitter_ms", "keep_audio"}
+CHANNELS = ("text", "audio")
 SETTING_KEYS = set(ModelSettings.__dataclass_fields__)
 ADAPTER_KEYS = {"base_url", "api_key_env", "user_first", "concluding_message"}
 
@@ -162,6 +175,11 @@ def read_config(path: str | Path) -> dict[str, Any]:
             raise ConfigError(
                 f"{path}: {key} must be a number of seconds (0 for no deadline), not {value!r}"
             )
+    if data.get("channel", CHANNELS[0]) not in CHANNELS:
+        raise ConfigError(f"{path}: channel must be one of {list(CHANNELS)}")
+    bad_audio = set(data.get("audio", {})) - AUDIO_KEYS
+    if bad_audio:
+        raise ConfigError(f"{path}: [audio] unknown key(s) {sorted(bad_audio)}")
     if data.get("executor", EXECUTORS[0]) not in EXECUTORS:
         raise ConfigError(unknown_executor(data["executor"]))
     processes = data.get("processes", 1)
@@ -270,6 +288,11 @@ class RunConfig:
     """worker processes of the "processes" executor"""
     address: str | None = None
     """the Ray cluster of the "ray" executor (None: a small local one)"""
+    channel: str = "text"
+    """what stands between the caller and the candidate: "text" (authored damage on the words) or
+    "audio" (speech synthesis, background sound, the telephone line, speech recognition)"""
+    audio: AudioPlan = field(default_factory=AudioPlan)
+    """the audio channel's settings (used when channel is "audio")"""
 
     def as_dict(self) -> dict[str, Any]:
         """What decides the run's results: hashed into its id, and what a resume must not change
@@ -289,6 +312,12 @@ class RunConfig:
             **(
                 {"language_detector": self.language_detector}
                 if self.language_detector != "script"
+                else {}
+            ),
+            # only for audio runs, so text runs keep their id
+            **(
+                {"channel": self.channel, "audio": self.audio.as_dict()}
+                if self.channel != "text"
                 else {}
             ),
         }
@@ -331,6 +360,8 @@ class RunConfig:
             raise ConfigError(f"unknown scoring mode '{config.scoring}' (guards or reference)")
         if config.executor not in EXECUTORS:
             raise ConfigError(unknown_executor(config.executor))
+        if config.channel not in CHANNELS:
+            raise ConfigError(f"unknown channel '{config.channel}' (text or audio)")
         if config.language_detector not in LANGUAGE_DETECTORS:
             raise ConfigError(
                 f"unknown language detector '{config.language_detector}' "
@@ -369,6 +400,9 @@ class RunFlags:
     executor: str | None = None
     processes: int | None = None
     address: str | None = None
+    channel: str | None = None
+    synthesizer: str | None = None
+    recognizer: str | None = None
 
 
 FLAG_NAMES = {
@@ -390,6 +424,9 @@ FLAG_NAMES = {
     "api_key_env": "--api-key-env",
     "temperature": "--temperature",
     "judge_base_url": "--judge-base-url",
+    "channel": "--channel",
+    "synthesizer": "--synthesizer",
+    "recognizer": "--recognizer",
 }
 RESUME_REFUSED = tuple(FLAG_NAMES)
 """flags that would make a resumed run another experiment, in the order the refusal names them"""
@@ -451,7 +488,21 @@ def _fresh(flags: RunFlags, file: Mapping[str, Any]) -> RunConfig:
         executor=pick(flags.executor, "executor"),
         processes=pick(flags.processes, "processes"),
         address=pick(flags.address, "address"),
+        channel=pick(flags.channel, "channel"),
+        audio=_audio_plan(flags, file.get("audio", {})),
     )
+
+
+def _audio_plan(flags: RunFlags, section: Mapping[str, Any]) -> AudioPlan:
+    given = {k: v for k, v in section.items() if k in AUDIO_KEYS}
+    if flags.synthesizer:
+        given["synthesizer"] = flags.synthesizer
+    if flags.recognizer:
+        given["recognizer"] = flags.recognizer
+    try:
+        return AudioPlan(**given)
+    except (TypeError, CallbenchError) as exc:
+        raise ConfigError(f"[audio]: {exc}") from None
 
 
 def suite_source(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..call import Failure, Trace
+from ..call.audio.plan import AudioPlan
 from ..callers import Caller, LineCaller, ScriptedCaller
 from ..callers.llm import LLMCaller
 from ..candidates import Candidate, CandidateEntry, candidate_entry
@@ -47,6 +48,8 @@ class Cast:
     """the candidate's deadline over a whole call"""
     language_detector: LanguageDetector = "script"
     """how the script check tells apart languages that share a script (see RunConfig)"""
+    audio: AudioPlan | None = None
+    """the audio channel's settings; None: the text channel"""
     gates: dict[str, Any] = field(default_factory=dict)
     gate_factory: Any = None
     """(endpoint key, ProviderLimits) -> gate; None makes in-process ProviderGates (Ray workers pass
@@ -210,4 +213,5 @@ async def _run_once(
         caller_name=cast.caller,
         step_timeout_s=cast.step_timeout_s,
         call_timeout_s=cast.call_timeout_s,
+        audio=cast.audio,
     )

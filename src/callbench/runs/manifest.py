@@ -33,6 +33,7 @@ from pydantic import (
 )
 
 from .._version import __version__
+from ..call.audio.plan import AudioPlan
 from ..errors import CallbenchError
 from ..files import write_json_atomic
 from ..layout import MANIFEST, RunLayout
@@ -67,6 +68,16 @@ class SuiteInfo(_Section):
     """where the suite was loaded from (a folder or a built-in id): where a resume loads it again"""
 
 
+class AudioSettings(_Section):
+    """The audio channel's settings (`AudioPlan`), as the manifest records them."""
+
+    synthesizer: str = "espeak-ng"
+    recognizer: str = "auto"
+    loss: float = 0.0
+    jitter_ms: float = 0.0
+    keep_audio: bool = True
+
+
 class RunSettings(_Section):
     """What decides the run's results (`RunConfig.as_dict`): hashed into the run id, and what a
     resume must not change."""
@@ -82,6 +93,8 @@ class RunSettings(_Section):
     language_detector: Literal["script", "lingua"] = "script"
     step_timeout_s: float | None = 300.0
     call_timeout_s: float | None = 900.0
+    channel: Literal["text", "audio"] = "text"
+    audio: AudioSettings = Field(default_factory=lambda: AudioSettings())
 
 
 class Execution(_Section):
@@ -190,6 +203,8 @@ class RunManifest(_Section):
             call_timeout_s=c.call_timeout_s,
             scoring=c.scoring,
             language_detector=c.language_detector,
+            channel=c.channel,
+            audio=AudioPlan(**c.audio.model_dump()),
             executor=e.executor,
             processes=e.processes,
             address=e.address,

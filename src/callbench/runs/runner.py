@@ -14,6 +14,7 @@ from typing import Any
 
 from ..call import Trace
 from ..callers import ScriptedCallerUnavailable
+from ..errors import AudioError
 from ..files import write_json_atomic
 from ..grading import Scorecard
 from ..layout import STORE, TEMPORARY_SUFFIX, RunLayout
@@ -59,6 +60,7 @@ def make_cast(config: RunConfig, gate_factory: Any = None) -> Cast:
         call_timeout_s=config.call_timeout_s,
         language_detector=config.language_detector,
         gate_factory=gate_factory,
+        audio=config.audio if config.channel == "audio" else None,
     )
     for name in config.candidates:
         cast.entry(name)
@@ -83,6 +85,12 @@ def plan(suite: Suite, config: RunConfig, cast: Cast | None = None) -> list[Atte
             unplayable.append(str(exc))
     if unplayable:
         raise ConfigError(f"the '{config.caller}' caller cannot run: " + "; ".join(unplayable))
+    if config.channel == "audio":  # a language no recogniser hears fails now, not mid-run
+        for language in sorted({suite.scenarios[sid].language for sid in scenario_ids}):
+            try:
+                config.audio.recognizer_for(language)
+            except AudioError as exc:
+                raise ConfigError(str(exc)) from None
     return attempt_order(config, scenario_ids)
 
 
@@ -282,6 +290,8 @@ def _save_call(
     layout = RunLayout(out_dir)
     paths = (layout.trace(attempt), layout.scorecard(attempt))
     try:
+        for rel, data in trace.audio_files.items():  # content-addressed: the same name, the same
+            _write_audio(out_dir / rel, data)  # bytes, so an existing file is kept
         for path, text in zip(paths, (trace_json, card_json)):
             write_json_atomic(path, text, made)
         store.finish(
@@ -298,6 +308,15 @@ def _save_call(
             except OSError:
                 pass
         raise (exc if isinstance(exc, StoreError) else unwritable(out_dir, exc)) from None
+
+
+def _write_audio(path: Path, data: bytes) -> None:
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_bytes(data)
+    tmp.replace(path)
 
 
 def _write(out_dir: Path, path: Path, text: str) -> None:

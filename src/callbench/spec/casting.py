@@ -16,10 +16,14 @@ the transcript beside the caller's words, as a recogniser picks them up.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, model_validator
 
 from .base import Identifier, SpecModel
 from .scenario import Persona
+
+SOUNDS = ("clean", "street", "cafe", "café", "television", "tv")
 
 
 class Background(SpecModel):
@@ -39,6 +43,16 @@ class Background(SpecModel):
         default_factory=dict,
         description="background speech by language code ('*' for any language)",
     )
+    sound: Literal["clean", "street", "cafe", "television"] | None = Field(
+        default=None,
+        description="what the audio channel mixes in for this condition (default: the "
+        "condition's own name when it is one of these, 'tv' for television, else clean)",
+    )
+
+    def sound_for(self, name: str) -> str:
+        if self.sound is not None:
+            return self.sound
+        return {"tv": "television", "café": "cafe"}.get(name, name) if name in SOUNDS else "clean"
 
     @model_validator(mode="after")
     def _lines_for_a_rate(self) -> Background:

@@ -28,9 +28,17 @@ ZERO_TO_99 = (
     "সাতানব্বই আটানব্বই নিরানব্বই"
 ).split()
 VARIANTS = {
+    # English digit words as callers say phone numbers and ids ("সেভেন নাইন জিরো এইট")
     0: "জিরো",
-    2: "দু",
-    6: "ছ ছয়",
+    1: "ওয়ান",
+    2: "দু টু",
+    3: "থ্রি",
+    4: "ফোর",
+    5: "ফাইভ",
+    6: "ছ ছয় সিক্স",
+    7: "সেভেন",
+    8: "এইট",
+    9: "ন নাইন",
     11: "এগার",
     13: "তের",
     14: "চৌদ্দ চোদ্দো",
@@ -110,7 +118,7 @@ TABLE = LanguageTable(
     ordinals=ORDINALS,
     numeral_suffixes=("লা", "রা", "ঠা", "ই", "শে"),
     # নয় (9) is also "is not" (ঠিক নয়): a number only before what it counts
-    weak="নয়",
+    weak="নয় ন টু ওয়ান",  # also "is not", a short "nine" and the English "to", "one"
     day_words="তারিখ তারিখে তারিখের তারিখও",
     months=month_words(
         "জানুয়ারি",

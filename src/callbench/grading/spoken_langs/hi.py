@@ -21,7 +21,16 @@ ZERO_TO_99 = (
 ).split()
 VARIANTS = {
     0: "ज़ीरो जीरो सुन्न सुन्ना",
-    6: "छः छ छै",
+    # English digit words as callers read out phone numbers ("नाइन एट सेवन")
+    1: "वन",
+    2: "टू",
+    3: "थ्री",
+    4: "फोर फ़ोर",
+    5: "फाइव फ़ाइव",
+    7: "सेवन",
+    8: "एट",
+    9: "नाइन",
+    6: "छः छ छै सिक्स",
     15: "पंद्रह",
     27: "सताईस",
     28: "अठ्ठाईस अठाईस",
@@ -53,7 +62,7 @@ TABLE = LanguageTable(
     name="Hindi",
     numbers=zero_to_99(ZERO_TO_99, VARIANTS),
     canonical=tuple(ZERO_TO_99),
-    weak="दो",  # also "give": a number only before what it counts ("दो सौ", "दो किस्तें")
+    weak="दो वन टू एट",  # also "give", "forest", "to", "ate": a number only before what it counts
     hundreds={"सौ": 100},
     scales={"हज़ार": 10**3, "लाख": 10**5, "करोड़": 10**7, "अरब": 10**9},
     fractions={

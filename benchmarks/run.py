@@ -1,7 +1,8 @@
 """Run every benchmark: `python benchmarks/run.py`. Figures go to benchmarks/results/*.json.
 
 Name benchmarks to run only those, e.g. `python benchmarks/run.py services name_matching`
-(names: episode, client, deadlines, grading, stats, leaderboard, sweep, services, name_matching).
+(names: episode, client, deadlines, grading, stats, leaderboard, sweep, services, name_matching,
+audio).
 The sweep benchmark takes about five minutes (fixed provider latency at several concurrency levels,
 then 10,000 calls for memory); pass `--quick` for a short smoke run of it.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import bench_audio  # noqa: E402
 import bench_client  # noqa: E402
 import bench_deadlines  # noqa: E402
 import bench_episode  # noqa: E402
@@ -41,6 +43,7 @@ def benchmarks(quick: bool) -> dict[str, Callable[[], object]]:
         ),
         "services": lambda: bench_services.main([]),
         "name_matching": lambda: name_matching.main([]),
+        "audio": lambda: bench_audio.main(["--limit", "8"] if quick else []),
     }
 
 

@@ -155,7 +155,9 @@ def _read_card(path: Path, problems: list[str]) -> Any:
         return None
 
 
-def _call(path: Path, cards_dir: Path, rel: Path, problems: list[str]) -> dict[str, Any] | None:
+def _call(
+    path: Path, cards_dir: Path, rel: Path, problems: list[str], run_dir: Path
+) -> dict[str, Any] | None:
     try:
         typed = read_trace(path)
     except TraceError as exc:
@@ -176,7 +178,30 @@ def _call(path: Path, cards_dir: Path, rel: Path, problems: list[str]) -> dict[s
         "trace": trace,
         "card": _read_card(cards_dir / rel, problems),
         "diffs": diffs,
+        "audio": _audio(typed, run_dir, problems),
     }
+
+
+def _audio(trace: Any, run_dir: Path, problems: list[str]) -> dict[str, str]:
+    """The call's audio as data URIs, by the path the records name, so the page plays each turn
+    without the run folder beside it. A file that is missing or does not match its hash is listed
+    as a problem and not played."""
+    out: dict[str, str] = {}
+    records = [r for turn in trace.caller_turns for r in turn.audio] + list(trace.agent_audio)
+    for record in records:
+        if record.audio_path in out or record.audio_path.startswith("memory/"):
+            continue
+        path = run_dir / record.audio_path
+        try:
+            data = path.read_bytes()
+        except OSError:
+            problems.append(f"{path}: audio file missing")
+            continue
+        if hashlib.sha256(data).hexdigest() != record.audio_sha256:
+            problems.append(f"{path}: audio file does not match its hash in the trace")
+            continue
+        out[record.audio_path] = "data:audio/flac;base64," + base64.b64encode(data).decode()
+    return out
 
 
 def load_calls(
@@ -190,7 +215,7 @@ def load_calls(
     calls: list[dict[str, Any]] = []
     problems: list[str] = []
     for path in sorted((run_dir / TRACES).rglob("*.json")):
-        call = _call(path, cards_dir, path.relative_to(run_dir / TRACES), problems)
+        call = _call(path, cards_dir, path.relative_to(run_dir / TRACES), problems, run_dir)
         if call is not None:
             calls.append(call)
     calls.sort(
@@ -268,7 +293,8 @@ def build_page(
     js = (ASSETS / "report.js").read_text(encoding="utf-8")
     script_hash = base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode()
     csp = (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src "
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; media-src data:; "
+        "script-src "
         f"'sha256-{script_hash}'; base-uri 'none'; form-action 'none'"
     )
     sections = [(sid, title, build(report)) for sid, title, build in SECTIONS]

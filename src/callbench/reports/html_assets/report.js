@@ -156,8 +156,20 @@
     return d;
   }
 
+  // a turn through the audio channel: its sound as the other side heard it, and what was recognised
+  function player(call, rec) {
+    var src = rec ? (call.audio || {})[rec.audio_path] : null;
+    if (!src) return null;
+    var a = el("audio");
+    a.controls = true;
+    a.preload = "none";
+    a.src = src;
+    a.setAttribute("data-audio", rec.audio_path);
+    var wer = typeof rec.wer === "number" ? " (WER " + (rec.wer * 100).toFixed(0) + "%)" : "";
+    return add(el("div", "audio"), a, el("span", "dim", " heard: " + rec.recognised + wer));
+  }
   function transcript(call, citedBy, focusVerdict) {
-    var t = call.trace, box = el("div", "transcript");
+    var t = call.trace, box = el("div", "transcript"), agentAudio = 0;
     var turns = {}, events = {};
     (t.caller_turns || []).forEach(function (turn) {
       (turn.message_indices || []).forEach(function (idx, k) { turns[idx] = { turn: turn, k: k }; });
@@ -189,8 +201,14 @@
         var line = add(el("div", "say"), who, el("span", "dim", steps + frag + " "));
         if (diff && diff.fragments[k]) segments(line, diff.fragments[k], "damage"); else add(line, m.text || "");
         bodyDiv.appendChild(line);
+        var heard = player(call, turn && turn.audio ? turn.audio[k] : null);
+        if (heard) bodyDiv.appendChild(heard);
       } else if (m.role === "candidate") {
-        if (m.text) add(bodyDiv, add(el("div", "say"), el("span", "who agent", "AGENT "), m.text));
+        if (m.text) {
+          add(bodyDiv, add(el("div", "say"), el("span", "who agent", "AGENT "), m.text));
+          var spoken = player(call, (t.agent_audio || [])[agentAudio++]);
+          if (spoken) bodyDiv.appendChild(spoken);
+        }
         if (m.error) add(bodyDiv, el("div", "error", "\u2717 agent error: " + m.error));
         if (m.raw) add(bodyDiv, jsonBlock("raw output", m.raw));
         (m.tool_calls || []).forEach(function (c) {

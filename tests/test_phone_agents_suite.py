@@ -5,8 +5,8 @@ oracle solves and no script passes."""
 import pytest
 
 from callbench.audit import audit_suite
-from callbench.spec.composition import composition
 from callbench.runs import RunConfig, run_suite
+from callbench.spec.composition import composition
 from callbench.suite_check import check_suite
 from tests.bounds import assert_no_script_earns
 

@@ -49,6 +49,7 @@ from .spoken_words import (
     compounds_for,
     key,
     lexicon,
+    numeric_looking,
 )
 
 RANGE = {key(w) for w in "to से se ते".split()}
@@ -78,30 +79,6 @@ def _value_starts(language: str) -> frozenset[str]:
     `_quantity`: a currency prefix or a number word), and a failed reading changes nothing."""
     lex = lexicon(language)
     return frozenset({"the", *lex.months, *lex.ordinals, *ID_CUES, *PREFIX, *lex.words})
-
-
-@functools.lru_cache(maxsize=4096)
-def numeric_looking(language: str, word_key: str) -> bool:
-    """Whether a word this language's table does not read looks like one of its number words:
-    within one edit of a number word (two for longer words), or a number word with something
-    written onto it. Such a word before a scale may be an unlisted spelling of the multiplier
-    (अढ़ाई for ढाई, எம்பத்தி for எண்பத்தி), so the scale is not read alone after it; any other word
-    (தொகை "the amount", பணம் "money") leaves a bare scale to mean one of it."""
-    from rapidfuzz.distance import Levenshtein
-    from rapidfuzz.process import extractOne
-
-    numbers = _number_keys(language)
-    if not numbers:
-        return True
-    limit = 1 if len(word_key) <= 5 else 2
-    if extractOne(word_key, numbers, scorer=Levenshtein.distance, score_cutoff=limit):
-        return True
-    return any(len(w) >= 3 and word_key.startswith(w) for w in numbers)
-
-
-@functools.lru_cache(maxsize=64)
-def _number_keys(language: str) -> tuple[str, ...]:
-    return tuple(k for k in lexicon(language).words if not k.isascii() and len(k) >= 2)
 
 
 def _split(toks: list[_Tok], compounds: Mapping[str, tuple[str, ...]]) -> list[_Tok]:

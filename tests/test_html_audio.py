@@ -14,19 +14,9 @@ from typer.testing import CliRunner
 from callbench.cli import app
 from callbench.reports.html import load_calls
 from callbench.reports.model import load_report
+from tests.test_html_report import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--autoplay-policy=no-user-gesture-required",
-]
+ARGS = [*CHROMIUM_ARGS, "--autoplay-policy=no-user-gesture-required"]
 SCENARIO = "card-stolen-bag-snatched"
 
 pytestmark = pytest.mark.skipif(

@@ -261,3 +261,33 @@ def test_protocol_violations_are_the_stacks_error():
     assert function_call({"call_id": "c", "name": "n", "arguments": "{}"}) == ToolCallOut(
         "c", "n", "{}"
     )
+
+
+def test_error_codes_and_close_frames_are_classified_by_code_not_text():
+    from types import SimpleNamespace
+
+    from callbench.candidates.voice.openai_realtime import failed
+    from callbench.candidates.voice.realtime_ws import closed, error_for_code
+    from callbench.models.errors import (
+        ProviderAuthError,
+        ProviderRequestError,
+        ProviderServerError,
+    )
+
+    assert isinstance(error_for_code("s", "rate_limit_exceeded", "", "slow down"), RateLimited)
+    assert isinstance(error_for_code("s", "", "server_error", "oops"), ProviderServerError)
+    assert isinstance(error_for_code("s", "invalid_api_key", "", ""), ProviderAuthError)
+    # a message that mentions a rate limit does not make one: only the code counts
+    bad = error_for_code("s", "invalid_value", "invalid_request_error", "rate_limit_exceeded")
+    assert type(bad) is ProviderRequestError and not bad.retryable
+    with pytest.raises(ProviderServerError):
+        failed({"status": "failed", "status_details": {"error": {"type": "server_error"}}})
+    failed({"status": "completed"})  # nothing to raise
+
+    def frame(code, reason=""):
+        return SimpleNamespace(rcvd=SimpleNamespace(code=code, reason=reason))
+
+    assert isinstance(closed(frame(1011, "RESOURCE_EXHAUSTED: quota"), "s"), RateLimited)
+    assert isinstance(closed(frame(1011, "Internal error"), "s"), ProviderServerError)
+    assert isinstance(closed(frame(1008, "bad key"), "s"), ProviderAuthError)
+    assert isinstance(closed(SimpleNamespace(rcvd=None), "s"), ProviderTransportError)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import shutil
 from pathlib import Path
 
@@ -203,8 +204,9 @@ def test_a_connection_dropped_mid_response_is_infrastructure(starter, monkeypatc
 
 @pytest.mark.parametrize("kind", ["openai", "gemini"])
 def test_a_rate_limit_is_infrastructure_and_the_key_stays_hidden(
-    starter, monkeypatch, tmp_path, kind
+    starter, monkeypatch, tmp_path, kind, caplog
 ):
+    caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("CB_TEST_KEY", KEY)
     fake_class, stack_class = (
         (RealtimeFake, OpenAIRealtimeStack) if kind == "openai" else (GeminiFake, GeminiLiveStack)
@@ -231,6 +233,10 @@ def test_a_rate_limit_is_infrastructure_and_the_key_stays_hidden(
     assert trace["failure"]["failure_class"] == "infrastructure"
     assert trace["failure"]["kind"] == "RateLimited"
     _no_key_anywhere(out)
+    # the client logs nothing that quotes the key (the Gemini URL carries it): only the fake
+    # server's own records, which are the test's, may
+    ours = [r for r in caplog.records if not r.name.startswith("websockets.server")]
+    assert ours and all(KEY not in r.getMessage() for r in ours)
 
 
 def test_a_refused_connection_and_a_missing_key_are_infrastructure(starter, monkeypatch):

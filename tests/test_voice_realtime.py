@@ -31,7 +31,7 @@ from callbench.runs.config import RunConfig
 from callbench.runs.runner import run_suite
 from callbench.suite_check import load_suite
 
-pytest.importorskip("websockets")
+pytest.importorskip("websockets", reason="pip install 'callbench[voice]'")
 
 from fakes.gemini_fake import GeminiFake  # noqa: E402
 from fakes.realtime_fake import RealtimeFake  # noqa: E402
@@ -115,7 +115,7 @@ def _whole_call(starter, trace: dict, fake, out: Path, name: str) -> None:
 
 @needs_voice
 def test_openai_realtime_plays_a_whole_starter_call(starter, monkeypatch, tmp_path):
-    pytest.importorskip("faster_whisper")
+    pytest.importorskip("faster_whisper", reason="pip install 'callbench[voice]'")
     monkeypatch.setenv("CB_TEST_REALTIME_KEY", KEY)
     with RealtimeFake(starter.scenarios[SCENARIO]) as fake:
         stack = OpenAIRealtimeStack(
@@ -134,7 +134,7 @@ def test_openai_realtime_plays_a_whole_starter_call(starter, monkeypatch, tmp_pa
 
 @needs_voice
 def test_gemini_live_plays_a_whole_starter_call(starter, monkeypatch, tmp_path):
-    pytest.importorskip("faster_whisper")
+    pytest.importorskip("faster_whisper", reason="pip install 'callbench[voice]'")
     monkeypatch.setenv("CB_TEST_GEMINI_KEY", KEY)
     with GeminiFake(starter.scenarios[SCENARIO]) as fake:
         stack = GeminiLiveStack("gemini-fake", base_url=fake.url, api_key_env="CB_TEST_GEMINI_KEY")

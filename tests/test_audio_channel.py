@@ -162,7 +162,9 @@ needs_voice = pytest.mark.skipif(
 
 @needs_voice
 def test_a_starter_call_through_the_audio_channel_end_to_end(tmp_path):
-    pytest.importorskip("faster_whisper")
+    pytest.importorskip(
+        "faster_whisper", reason="faster-whisper is in the voice extra: bash scripts/install"
+    )
     out = tmp_path / "run"
     res = CliRunner().invoke(
         app,

@@ -110,7 +110,7 @@ def test_wav_round_trip_within_one_pcm_step() -> None:
 
 
 def test_flac_round_trip_is_lossless_at_16_bit() -> None:
-    pytest.importorskip("soundfile")
+    pytest.importorskip("soundfile", reason="soundfile is in the voice extra: bash scripts/install")
     audio = tone(440, 0.2, 8000, 0.7)
     data = flac_bytes(audio)
     assert data[:4] == b"fLaC"

@@ -106,7 +106,7 @@ def test_voice_for_follows_the_mood_table_and_the_seed() -> None:
 
 
 def test_piper_speaks_english_deterministically_and_rate_changes_duration() -> None:
-    pytest.importorskip("piper")
+    pytest.importorskip("piper", reason="piper-tts is in the voice extra: bash scripts/install")
     synth = PiperSynthesizer()
     first = synth.synthesize(SENTENCES["en"], "en", Voice())
     again = synth.synthesize(SENTENCES["en"], "en-US", Voice())

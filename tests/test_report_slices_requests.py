@@ -79,7 +79,7 @@ def test_requests_tag():
 def test_completion_by_requests_in_report_json(run):
     out, result = run
     report = json.loads((out / "report.json").read_text())
-    assert report["schema_version"] == REPORT_SCHEMA_VERSION == 5
+    assert report["schema_version"] == REPORT_SCHEMA_VERSION == 6
     rows = report["candidates"]
     oracle, noop = rows["oracle"]["completion_by_requests"], rows["noop"]["completion_by_requests"]
     assert list(oracle) == ["2", "3", "4"] and list(noop) == ["2", "3", "4"]

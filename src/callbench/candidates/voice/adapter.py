@@ -8,9 +8,10 @@ until the stack ends its response. Its audio goes down the line to the run's rec
 on as they came. The time from the end of the caller's speech to the stack's first audio is the
 response latency, reported per call.
 
-A stack that breaks its protocol (an event the adapter cannot use, a connection that closes
-mid-call) fails as the candidate's error; a stack that cannot be reached is infrastructure (the
-session adapters raise the typed errors).
+A stack that breaks its protocol (an event the adapter cannot use, a message that is not the
+protocol's) fails as the candidate's error; a stack that cannot be reached, drops its connection or
+answers with a rate limit or a server error is infrastructure, retried and excluded as a provider's
+failure is (the session adapters raise the typed errors).
 """
 
 from __future__ import annotations

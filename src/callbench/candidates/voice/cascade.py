@@ -102,7 +102,7 @@ class CascadeSession:
         self.recognize, self.synth, self.voice = recognize, synthesizer, AGENT_VOICE
         self.history: list[ObservedMessage] = []
         self._audio: list[Audio] = []
-        self._pending: list[VoiceEvent] = []
+        self._responding = False
         self._ids = itertools.count(1)
         self.heard: list[str] = []
         """what the cascade recognised of each caller turn (for tests and debugging)"""
@@ -129,18 +129,23 @@ class CascadeSession:
         self._audio.append(audio)
 
     async def send_tool_result(self, call_id: str, result: Any) -> None:
-        name = next(
-            (c.name for m in self.history for c in m.tool_calls if c.id == call_id), None
-        )
+        name = next((c.name for m in self.history for c in m.tool_calls if c.id == call_id), None)
         text = result if isinstance(result, str) else str(result)
         self.history.append(
             ObservedMessage(role="tool", text=text, tool_call_id=call_id, tool_name=name)
         )
 
     async def respond(self) -> None:
-        """Hear the caller's audio, ask the chat candidate for its message, speak it. Recognition
-        and synthesis take seconds: they run in worker threads, off the event loop every call in
-        flight shares."""
+        self._responding = True
+
+    async def events(self) -> AsyncIterator[VoiceEvent]:
+        """Hear the caller's audio, ask the chat candidate for its message, speak it: the work
+        happens here, as the adapter waits for the first audio, so the response latency it
+        measures is the cascade's own (recognition + the chat model + synthesis). Recognition and
+        synthesis run in worker threads, off the event loop every call in flight shares."""
+        if not self._responding:
+            return
+        self._responding = False
         if self._audio:
             pieces, self._audio = self._audio, []
             for piece in pieces:
@@ -152,7 +157,6 @@ class CascadeSession:
             c if c.id else ToolCall(c.name, c.arguments, f"cascade_{next(self._ids)}")
             for c in step.tool_calls
         )
-        events: list[VoiceEvent] = []
         speech = (step.speech or "").strip()
         if speech or calls:
             self.history.append(
@@ -162,15 +166,11 @@ class CascadeSession:
             audio = await asyncio.to_thread(
                 self.synth.synthesize, speech, self.setup.language, self.voice
             )
-            events += [TranscriptOut(speech), AudioOut(audio)]
-        events += [ToolCallOut(c.id or "", c.name, c.arguments) for c in calls]
-        events.append(TurnDone(usage=step.usage, error=step.error))
-        self._pending = events
-
-    async def events(self) -> AsyncIterator[VoiceEvent]:
-        pending, self._pending = self._pending, []
-        for event in pending:
-            yield event
+            yield TranscriptOut(speech)
+            yield AudioOut(audio)
+        for c in calls:
+            yield ToolCallOut(c.id or "", c.name, c.arguments)
+        yield TurnDone(usage=step.usage, error=step.error)
 
     async def close(self) -> None:
         close = getattr(self.chat, "close", None)
@@ -192,6 +192,7 @@ def _chat_factory(chat: ChatSource, models: dict[str, Any] | None) -> Callable[[
         from ..registry import UnknownCandidate
 
         raise UnknownCandidate(
-            f"'{chat.name}' reads the answer key: a cascade plays candidates under test only"
+            f"'{getattr(chat, 'name', chat)}' reads the answer key: a cascade plays candidates "
+            "under test only"
         )
     return lambda: make(None)

@@ -148,7 +148,9 @@ class WebSocketSession:
         try:
             await self.ws.send(json.dumps(message, ensure_ascii=False, default=str))
         except ConnectionClosed as exc:
-            raise ModelError(f"voice stack {self.url} closed the connection mid-call: {exc}") from None
+            raise ModelError(
+                f"voice stack {self.url} closed the connection mid-call: {exc}"
+            ) from None
 
     async def send_audio(self, audio: Audio) -> None:
         await self.send({"type": "audio.append", "audio": encode_pcm16(audio, self.rate)})

@@ -158,6 +158,9 @@ def test_the_cascade_hears_with_the_runs_recogniser_and_keeps_its_own_history(mo
     # its own history holds what it meant to say, not what the line made of it
     assert mine[0].text == scenario.reference[0].say
     assert any(m.role == "tool" and m.tool_name for m in session.history)
+    # the chat candidate's view is a text candidate's: the call context shown once
+    assert session.view().call_context
+    assert session.view().system_prompt().count("## Call context") == 1
     assert trace.timings.response_latency_seconds
     assert trace.agent_audio and trace.tool_events
 
@@ -256,6 +259,18 @@ def test_a_stack_that_cannot_be_reached_is_infrastructure_and_a_broken_one_is_th
 
     with pytest.raises(InfrastructureError, match="cannot connect"):
         asyncio.run(unreachable())
+
+    async def silent():
+        async def accept(reader, writer):
+            await asyncio.sleep(5)
+
+        server = await asyncio.start_server(accept, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with server:
+            await WebSocketStack(f"ws://127.0.0.1:{port}/v", open_timeout_s=0.5).open(setup)
+
+    with pytest.raises(InfrastructureError, match="no WebSocket handshake"):
+        asyncio.run(silent())
 
     async def broken():
         async def handler(ws):

@@ -165,6 +165,22 @@ def test_the_cascade_hears_with_the_runs_recogniser_and_keeps_its_own_history(mo
     assert trace.agent_audio and trace.tool_events
 
 
+def test_the_chat_candidates_usage_and_errors_reach_the_trace(monkeypatch):
+    import callbench.call.audio.plan as plan
+    from callbench.call.types import CandidateStep, Usage
+    from callbench.candidates.base import ScriptedCandidate
+
+    monkeypatch.setattr(plan, "stages_for", lambda p, language: AudioStages(Tones(), Ears()))
+    steps = [
+        CandidateStep(speech="Hello, how can I help?", usage=Usage(prompt_tokens=50)),
+        CandidateStep(error="the model's action did not parse", usage=Usage(prompt_tokens=70)),
+    ]
+    stack = CascadeStack(lambda: ScriptedCandidate(list(steps)), synthesizer=Tones())
+    trace = _play(VoiceCandidate(stack, name="cascade:scripted"))
+    assert trace.usage["candidate"].prompt_tokens >= 120
+    assert any(m.error == "the model's action did not parse" for m in trace.messages)
+
+
 @needs_voice
 def test_a_scripted_chat_candidate_plays_a_starter_call_through_the_cascade_and_the_channel():
     pytest.importorskip("faster_whisper")

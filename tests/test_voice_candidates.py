@@ -322,7 +322,7 @@ def test_the_cascade_candidate_runs_a_starter_call_with_the_local_model(tmp_path
     quick = starter.manifest.model_copy(
         update={
             "defaults": starter.manifest.defaults.model_copy(
-                update={"max_caller_turns": 3, "max_tool_calls_per_turn": 2}
+                update={"max_caller_turns": 2, "max_tool_calls_per_turn": 2}
             )
         }
     )
@@ -335,6 +335,10 @@ def test_the_cascade_candidate_runs_a_starter_call_with_the_local_model(tmp_path
             scenarios=(SCENARIO,),
             infra_reruns=0,
             channel="audio",
+            # the tiny model on two shared cores can take minutes over one message: the call's
+            # deadline bounds the test, not the message's
+            step_timeout_s=None,
+            call_timeout_s=1200.0,
         ),
         tmp_path / "run",
     )
@@ -347,8 +351,10 @@ def test_the_cascade_candidate_runs_a_starter_call_with_the_local_model(tmp_path
             {
                 "elapsed_s": round(elapsed),
                 "outcome": trace.outcome,
-                "end": trace.end.reason if trace.end else None,
+                "end": trace.end.model_dump() if trace.end else None,
+                "failure": trace.failure.model_dump() if trace.failure else None,
                 "latency_s": [round(x, 2) for x in latencies],
+                "candidate_s": [round(x, 1) for x in trace.timings.candidate_seconds],
                 "tools": [e.name for e in trace.tool_events],
                 "task": result.scorecards[0].task.score,
             }

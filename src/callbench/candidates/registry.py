@@ -5,6 +5,12 @@
     json:ollama:llama3.2                     the JSON action loop, for chat-only models
     python:my_pkg.agent:MyAgent              a Python agent (class or function)
     http://127.0.0.1:8080/agent              an agent stack over HTTP
+    cascade:local:smollm2                    voice: recogniser + any candidate above + espeak-ng
+    ws://127.0.0.1:8765/voice (or wss://)    voice: a stack speaking the WebSocket audio contract
+    openai-realtime:gpt-realtime             voice: OpenAI Realtime
+    gemini-live:gemini-live-2.5-flash        voice: Gemini Live
+
+Voice candidates hear and speak audio: they run with `--channel audio` only.
 
 Only a privileged entry may read the scenario (the oracle, by design); every
 other factory is called without it.
@@ -73,6 +79,9 @@ def candidate_entry(
     connection pool."""
     if name in BASELINES:
         return BASELINES[name]
+    voice = _voice_entry(name, models, options)
+    if voice is not None:
+        return voice
     if name.startswith(("http://", "https://")):
         from .http_agent import HttpAgentCandidate
 
@@ -136,3 +145,61 @@ def candidate_entry(
         model={"spec": spec.label, "settings": spec.settings.public()},
         spec=spec,
     )
+
+
+REALTIME = {
+    "openai-realtime": ("openai_realtime", "OpenAIRealtimeStack", "OpenAI Realtime"),
+    "gemini-live": ("gemini_live", "GeminiLiveStack", "Gemini Live"),
+}
+
+
+def _voice_entry(
+    name: str, models: dict[str, Any] | None, options: dict[str, Any]
+) -> CandidateEntry | None:
+    """A voice candidate (`VoiceCandidate` around a stack), or None when `name` is not one. The
+    stack modules load only when named (they need the optional voice packages)."""
+    from .voice.adapter import VoiceCandidate
+
+    if name.startswith("cascade:"):
+        from .voice.cascade import CascadeStack
+
+        inner_name = name.removeprefix("cascade:")
+        if not inner_name:
+            raise UnknownCandidate("'cascade:' needs a candidate, e.g. cascade:local:smollm2")
+        inner = candidate_entry(inner_name, models=models, **options)
+        stack = CascadeStack(inner, name=name)
+        return CandidateEntry(
+            name,
+            f"voice cascade: recogniser + {inner_name} + espeak-ng",
+            lambda _s: VoiceCandidate(stack),
+            model=dict(inner.model),
+            spec=inner.spec,
+        )
+    if name.startswith(("ws://", "wss://")):
+        from .voice.ws_contract import WebSocketStack
+
+        return CandidateEntry(
+            name,
+            "voice stack over the WebSocket audio contract",
+            lambda _s: VoiceCandidate(WebSocketStack(name)),
+        )
+    kind, sep, model = name.partition(":")
+    if sep and kind in REALTIME:
+        if not model:
+            raise UnknownCandidate(f"'{name}': name the model, e.g. {kind}:MODEL")
+        module_name, class_name, label = REALTIME[kind]
+
+        def make(_s: Any) -> Any:
+            import importlib
+
+            module = importlib.import_module(f"{__package__}.voice.{module_name}")
+            stack = getattr(module, class_name)(
+                model,
+                base_url=options.get("base_url"),
+                api_key_env=options.get("api_key_env")
+                or ("OPENAI_API_KEY" if kind == "openai-realtime" else "GEMINI_API_KEY"),
+            )
+            return VoiceCandidate(stack)
+
+        return CandidateEntry(name, f"voice: {label}", make, model={"spec": name, "settings": {}})
+    return None

@@ -63,6 +63,7 @@ class VoiceCandidate:
                     language=view.language,
                     direction=view.direction,
                     call_context=dict(view.call_context),
+                    recognize=self._recognize,
                 )
             )
         session = self.session
@@ -81,6 +82,7 @@ class VoiceCandidate:
         transcript: list[str] = []
         calls: list[ToolCall] = []
         first_audio: float | None = None
+        done = TurnDone()
         async for event in session.events():
             if isinstance(event, AudioOut):
                 if first_audio is None:
@@ -91,6 +93,7 @@ class VoiceCandidate:
             elif isinstance(event, ToolCallOut):
                 calls.append(ToolCall(name=event.name, arguments=event.arguments, id=event.call_id))
             elif isinstance(event, TurnDone):
+                done = event
                 break
             else:
                 raise ModelError(f"voice stack {self.name!r} sent an unknown event {event!r}")
@@ -102,7 +105,14 @@ class VoiceCandidate:
             speech=speech,
             tool_calls=tuple(calls),
             latency_s=first_audio if sent_audio else None,
+            usage=done.usage,
+            error=done.error,
         )
+
+    def _recognize(self, audio: Audio) -> str:
+        stages = self.channel.stages
+        with stages.lock:
+            return str(stages.recognizer.transcribe(audio, self.channel.language)).strip()
 
     def _caller_turn(self) -> Audio:
         pieces = list(self.channel.caller_audio)

@@ -14,11 +14,12 @@ WebSocket contract, a local cascade); everything else is shared.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...call.audio.types import Audio
+from ...call.types import Usage
 from ...spec import ToolSpec
 
 
@@ -31,6 +32,9 @@ class VoiceSessionSetup:
     language: str
     direction: str
     call_context: dict[str, Any] = field(default_factory=dict)
+    recognize: Callable[[Audio], str] | None = field(default=None, compare=False, repr=False)
+    """the run's recogniser for this call's language (blocking; one recognition at a time):
+    for stacks that hear through callbench's ears, like the cascade"""
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,12 @@ class ToolCallOut:
 
 @dataclass(frozen=True)
 class TurnDone:
-    """The stack finished its response (it now waits for the caller or for tool results)."""
+    """The stack finished its response (it now waits for the caller or for tool results).
+    `usage` and `error`, when a stack knows them (a cascade's chat model), are kept on the
+    candidate's message as a text candidate's are."""
+
+    usage: Usage | None = None
+    error: str | None = None
 
 
 VoiceEvent = AudioOut | TranscriptOut | ToolCallOut | TurnDone

@@ -16,6 +16,7 @@ failure is (the session adapters raise the typed errors).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -100,7 +101,9 @@ class VoiceCandidate:
         speech = None
         if audio:
             said = " ".join(t.strip() for t in transcript if t.strip()) or None
-            speech = self.channel.agent_audio(_join(audio), said) or None
+            # recognition takes seconds: off the event loop, so other calls in flight go on
+            heard = await asyncio.to_thread(self.channel.agent_audio, _join(audio), said)
+            speech = heard or None
         return CandidateStep(
             speech=speech,
             tool_calls=tuple(calls),

@@ -183,7 +183,9 @@ def test_the_chat_candidates_usage_and_errors_reach_the_trace(monkeypatch):
 
 @needs_voice
 def test_a_scripted_chat_candidate_plays_a_starter_call_through_the_cascade_and_the_channel():
-    pytest.importorskip("faster_whisper")
+    pytest.importorskip(
+        "faster_whisper", reason="faster-whisper is in the voice extra: bash scripts/install"
+    )
     scenario = load_suite("starter").scenarios[SCENARIO]
     stack = CascadeStack(lambda: OracleCandidate(scenario))
     started = time.monotonic()
@@ -229,8 +231,12 @@ def _server(*args: str) -> tuple[subprocess.Popen, str]:
 
 @needs_voice
 def test_a_starter_call_over_the_websocket_contract_against_the_example_server(tmp_path):
-    pytest.importorskip("websockets")
-    pytest.importorskip("faster_whisper")
+    pytest.importorskip(
+        "websockets", reason="websockets is in the voice extra: bash scripts/install"
+    )
+    pytest.importorskip(
+        "faster_whisper", reason="faster-whisper is in the voice extra: bash scripts/install"
+    )
     proc, url = _server("--replay", f"starter:{SCENARIO}")
     try:
         out = tmp_path / "run"
@@ -262,7 +268,9 @@ def test_a_starter_call_over_the_websocket_contract_against_the_example_server(t
 
 
 def test_a_stack_that_cannot_be_reached_is_infrastructure_and_a_broken_one_is_the_model():
-    pytest.importorskip("websockets")
+    pytest.importorskip(
+        "websockets", reason="websockets is in the voice extra: bash scripts/install"
+    )
     from websockets.asyncio.server import serve
 
     from callbench.candidates.voice.ws_contract import WebSocketStack
@@ -314,7 +322,9 @@ def test_a_stack_that_cannot_be_reached_is_infrastructure_and_a_broken_one_is_th
     reason="local model not installed (bash scripts/install --test)",
 )
 def test_the_cascade_candidate_runs_a_starter_call_with_the_local_model(tmp_path):
-    pytest.importorskip("faster_whisper")
+    pytest.importorskip(
+        "faster_whisper", reason="faster-whisper is in the voice extra: bash scripts/install"
+    )
     from callbench.call import read_trace
     from callbench.runs import RunConfig, run_suite
 

@@ -97,6 +97,11 @@ def read_pid(pidfile: Path, timeout: float = 10.0) -> int:
     raise AssertionError("the stand-in server never started")
 
 
+def _default_signals() -> None:
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def start_parent(tmp_path, standin, how):
     script = tmp_path / "parent.py"
     script.write_text(PARENT)
@@ -106,6 +111,10 @@ def start_parent(tmp_path, standin, how):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # the parent stands for a run started from a terminal: a test run launched in the
+        # background (`nohup ... &`) would hand down SIGINT and SIGHUP ignored, and an ignored
+        # signal is one callbench rightly leaves alone
+        preexec_fn=_default_signals,
     )
     child = read_pid(pidfile)
     return parent, child

@@ -126,7 +126,6 @@ class AudioChannel:
         heard_audio = TelephoneLine(
             loss=self.stages.loss, jitter_ms=self.stages.jitter_ms
         ).transmit(audio, self.rng)
-        heard_audio = heard_audio[0] if isinstance(heard_audio, tuple) else heard_audio
         t1 = time.perf_counter()
         with self.stages.lock:
             recognised = self.stages.recognizer.transcribe(heard_audio, self.language).strip()
@@ -164,7 +163,6 @@ class AudioChannel:
         heard_audio = TelephoneLine(loss=stages.loss, jitter_ms=stages.jitter_ms).transmit(
             speech, self.rng
         )
-        heard_audio = heard_audio[0] if isinstance(heard_audio, tuple) else heard_audio
         t2 = time.perf_counter()
         with stages.lock:
             recognised = stages.recognizer.transcribe(heard_audio, self.language).strip()

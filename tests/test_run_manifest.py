@@ -78,6 +78,7 @@ NON_DEFAULT = {
         loss=0.05,
         jitter_ms=30.0,
         keep_audio=False,
+        background="street",
     ),
 }
 
@@ -445,3 +446,13 @@ def test_the_verifier_decides_the_checks_the_run_scored_with_its_detector(mini_s
     scenario = next(iter(mini_suite.scenarios.values()))
     graded = asyncio.run(judge.agrade(None, scenario, mini_suite.manifest))  # type: ignore[arg-type]
     assert graded.verdicts == [] and seen[0] == "lingua"
+
+
+def test_one_background_for_every_call_comes_from_the_flag_or_the_run_file(tmp_path):
+    (tmp_path / "run.toml").write_text('channel = "audio"\n[audio]\nbackground = "cafe"\n')
+    file = read_config(tmp_path / "run.toml")
+    assert RunConfig.from_sources(RunFlags(), file).audio.background == "cafe"
+    flagged = RunConfig.from_sources(RunFlags(background="television"), file)
+    assert flagged.audio.background == "television"
+    with pytest.raises(ConfigError, match="background must be one of clean|street"):
+        RunConfig.from_sources(RunFlags(background="rain"), file)

@@ -212,3 +212,59 @@ def test_caller_turn_rejections(utterance, expressed, message):
     )
     with pytest.raises(CallerTurnRejected, match=message):
         check_utterance(view, utterance)
+
+
+def heard_view(lines, expressed=(), said=None):
+    """A view whose agent lines came through a recogniser (the audio channel's way back)."""
+    convo = tuple(PublicTurn("agent", h, said, transcribed=True) for h in lines)
+    return CallerView(
+        brief=caller_brief, language="en", conversation=convo, expressed=tuple(expressed), turn=2
+    )
+
+
+TIMES = [
+    {"id": "a", "trigger": "greeted", "meaning": "m", "say": "Hi.", "cue": []},
+    {"id": "b", "trigger": "asked", "meaning": "m", "say": "Ten forty.", "cue": ["ten forty"]},
+]
+
+
+def test_numbers_are_heard_alike_however_they_are_written():
+    """Said "ten forty", written 10:40 or 10.40 (by a text candidate or a recogniser): one time to
+    the caller. A different time is not heard as it."""
+    for line in ("Would ten forty suit you?", "Would 10:40 suit you?", "Would 10.40 suit you?"):
+        c = ScriptedCaller(scenario("high", TIMES), PHRASES)
+        assert say(c, [line], expressed=["a"]).expressed_steps == ("b",), line
+    c = ScriptedCaller(scenario("high", TIMES), PHRASES)
+    assert say(c, ["Would 11:40 suit you?"], expressed=["a"]).expressed_steps == ()
+
+
+def test_patience_is_measured_on_what_was_said_not_on_the_digits_a_recogniser_wrote():
+    """A recogniser writes every number it hears as digits; the figure limit is for an agent that
+    reads out a dump of values, so through the audio channel it counts what the agent said."""
+    digits = "Would 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 or 10:40 suit you?"
+    c = ScriptedCaller(scenario("high", TIMES), PHRASES, followable_figures=3)
+    view = heard_view([digits], expressed=["a"], said=(16, 0))  # said in words: no figures
+    assert asyncio.run(c.respond(view)).expressed_steps == ("b",)
+    c = ScriptedCaller(scenario("high", TIMES), PHRASES, followable_figures=3)
+    view = heard_view([digits], expressed=["a"], said=(16, 13))  # said as a dump of figures
+    assert asyncio.run(c.respond(view)).expressed_steps == ()
+    assert c.idle_turns == 1
+
+
+def test_through_a_recogniser_a_cue_is_also_heard_by_its_sound():
+    """A recogniser writing "pass code" for "passcode" chose where the word breaks. Only through a
+    recogniser, and never for a cue too short to have a distinctive sound."""
+    steps = [
+        {"id": "a", "trigger": "greeted", "meaning": "m", "say": "Hi.", "cue": []},
+        {"id": "b", "trigger": "asked", "meaning": "m", "say": "It's 4417.", "cue": ["passcode"]},
+    ]
+    line = "Could you read me the pass code when it arrives?"
+    c = ScriptedCaller(scenario("high", steps), PHRASES)
+    assert asyncio.run(c.respond(heard_view([line], ["a"]))).expressed_steps == ("b",)
+    c = ScriptedCaller(scenario("high", steps), PHRASES)
+    assert say(c, [line], expressed=["a"]).expressed_steps == ()  # written text is as written
+    from callbench.callers.hearing import hears
+
+    assert hears("Sainsbury", "twenty pounds at Sainsburys?", "en", transcribed=True)
+    assert not hears("Shah", "see Doctor Show about it?", "en", transcribed=True)  # code X only
+    assert not hears("express", "would you like it I am pressed?", "en", transcribed=True)

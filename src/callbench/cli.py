@@ -198,6 +198,12 @@ def run(
         help="with --channel audio: auto (default: Whisper tiny.en for English, base otherwise) | "
         "whisper:tiny.en | whisper:base | pocketsphinx | openai-compatible:URL#MODEL",
     ),
+    background: str | None = typer.Option(
+        None,
+        "--background",
+        help="with --channel audio: every call under clean | street | cafe | television, "
+        "instead of the suite's casting",
+    ),
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the
     scores."""
@@ -237,6 +243,7 @@ def run(
         channel=channel,
         synthesizer=synthesizer,
         recognizer=recognizer,
+        background=background,
     )
     try:
         file = read_config(config) if config else {}

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from .call import Message, Trace
+from .callers.hearing import Heard, cue_finder
 from .errors import Problem
 from .grading.spoken import Window
 from .grading.spoken_stated import stated
@@ -31,6 +32,7 @@ from .text import find_cue
 
 def recital_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Problem]:
     out: list[Problem] = []
+    heard: dict[tuple[str, str], Heard] = {}
     for sid, sc in suite.scenarios.items():
         label = suite.scenario_files[sid]
         doc = docs.get(label)
@@ -88,10 +90,12 @@ def recital_problems(suite: Suite, docs: dict[str, YamlDocument]) -> list[Proble
                         f"or tool descriptions: reading them aloud would earn it",
                     )
         walkable = []
+        key = (sc.agent, sc.language)
+        if key not in heard:  # the manual as the caller would hear it read, once per agent
+            heard[key] = Heard.of(printed, sc.language)
         for step in sc.caller.plan[1:]:
-            if not any(
-                find_cue(c, printed) for c in step.cue
-            ):  # one printed cue is enough to fire the step
+            # one printed cue is enough to fire the step, found as the scripted caller finds it
+            if not cue_finder(step.cue, sc.language)(heard[key]):
                 break
             walkable.append(step.id)
         if len(walkable) >= 3 or (walkable and len(walkable) == len(sc.caller.plan) - 1):

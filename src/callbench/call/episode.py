@@ -29,6 +29,7 @@ from typing import Any, Literal, TypeVar
 from ..errors import EpisodeError, ModelError
 from ..spec import LoadedAgent, Scenario, SuccessCondition, evaluate
 from ..spec.matchers import MISSING, same_value
+from ..speech import figure_count, word_count
 from .admission import admit_step, admit_utterance
 from .channel import Channel
 from .roles import Backend, Caller, Candidate
@@ -249,9 +250,12 @@ class _Episode:
             heard, record = await asyncio.to_thread(self.channel.hear_agent, text)
         else:
             heard, record = self.channel.hear_agent(text)
+        said = None
         if record is not None:
             self.trace.agent_audio.append(record)
-        self.public.append(PublicTurn("agent", heard))
+            if record.intended:  # a voice candidate that gave no transcript is known as heard
+                said = (word_count(record.intended), figure_count(record.intended))
+        self.public.append(PublicTurn("agent", heard, said, transcribed=record is not None))
 
     async def _candidate_turn(self) -> bool:
         """Run the candidate until it stops calling tools; True when a call-ending tool

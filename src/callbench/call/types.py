@@ -82,6 +82,13 @@ class PublicTurn:
 
     speaker: Literal["agent", "caller"]
     text: str
+    said: tuple[int, int] | None = None
+    """(words, figures written in digits) of the line as its speaker said it, when that is known
+    and differs from `text` in kind: through the audio channel `text` is what a recogniser wrote,
+    and a recogniser writes "ten forty" as 10:40. How long a turn ran is the speaker's doing, so
+    the caller's patience is measured on what was said, its understanding on what was heard."""
+    transcribed: bool = False
+    """`text` is what a speech recogniser wrote of the line (the audio channel's way back)"""
 
 
 @dataclass(slots=True)

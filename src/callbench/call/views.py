@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import InfrastructureError
 from ..spec import CallerBrief, ToolSpec
+from ..speech import figure_count, word_count
 from .types import CallerUtterance, ObservedMessage, PublicTurn
 
 
@@ -56,6 +57,27 @@ class CallerView:
                 break
             tail.append(line.text)
         return " ".join(reversed(tail))
+
+    def agent_speech_transcribed(self) -> bool:
+        """Whether the agent's speech since the caller last spoke reached it through a
+        recogniser."""
+        for line in reversed(self.conversation):
+            if line.speaker == "caller":
+                break
+            if line.transcribed:
+                return True
+        return False
+
+    def agent_turn_size(self) -> tuple[int, int]:
+        """(words, figures) of the agent's speech since the caller last spoke, as the agent said
+        it (`PublicTurn.said`), or as heard where that is all there is."""
+        words = figures = 0
+        for line in reversed(self.conversation):
+            if line.speaker == "caller":
+                break
+            size = line.said or (word_count(line.text), figure_count(line.text))
+            words, figures = words + size[0], figures + size[1]
+        return words, figures
 
 
 class CallerTurnRejected(InfrastructureError):

@@ -28,9 +28,9 @@ from __future__ import annotations
 from ..call.types import CallerUtterance
 from ..errors import CallbenchError
 from ..spec import CallerPhrases, Scenario, TemplateError, make_scope, resolve
-from ..speech import closing_ask, followable
-from ..text import cue_finder, find_cue, fold
+from ..speech import closing_ask
 from .base import CallerView
+from .hearing import Heard, cue_finder, hears
 
 PATIENCE = {"low": 2, "medium": 3, "high": 4}
 """Consecutive turns without progress before the scripted caller gives up."""
@@ -70,7 +70,7 @@ class ScriptedCaller:
         self.patience = PATIENCE[scenario.caller.persona.patience]
         self.scope = make_scope(scenario.caller.knows, {})
         self.idle_turns = 0
-        self.cued = {s.id: cue_finder(s.cue) for s in self.plan}
+        self.cued = {s.id: cue_finder(s.cue, self.language) for s in self.plan}
 
     def _line(self, text: str) -> str:
         try:
@@ -81,16 +81,17 @@ class ScriptedCaller:
     async def respond(self, view: CallerView) -> CallerUtterance:
         heard = view.agent_speech_since_last_turn()
         position = len(view.expressed)
-        if not followable(heard, self.limit, self.figures):
+        words, figures = view.agent_turn_size()
+        if words > self.limit or (self.figures is not None and figures > self.figures):
             return self._lost(confused=True)
         ask = closing_ask(heard, self.language)
         if position < len(self.plan):
             pending = self.plan[position:]
-            folded = fold(ask) if ask is not None else ""
+            said = Heard.of(ask or "", self.language, view.agent_speech_transcribed())
             asked = [
                 s
                 for s in pending
-                if ask is not None and (self.cued[s.id](folded) if s.cue else s is self.plan[0])
+                if ask is not None and (self.cued[s.id](said) if s.cue else s is self.plan[0])
             ]
             # two different things asked at once confuse; a cue-less opening step is not one of them
             # (a caller
@@ -102,7 +103,10 @@ class ScriptedCaller:
                 self.idle_turns = 0
                 step = pending[0]
                 return CallerUtterance(text=self._line(step.say or ""), expressed_steps=(step.id,))
-        elif any(find_cue(c, heard) for c in self.phrases.goodbye):
+        elif any(
+            hears(c, heard, self.language, view.agent_speech_transcribed())
+            for c in self.phrases.goodbye
+        ):
             return CallerUtterance(text=self.phrases.closing, done=True)
         return self._lost(confused=False)
 

@@ -63,6 +63,9 @@ async def play_once(
     choice derives from the run seed, the scenario and the repeat, so the same attempt plays the
     same call wherever it runs. `caller_name` names a caller that has no `name` of its own."""
     scenario, assigned = cast or cast_for(suite, attempt)
+    if audio is not None and audio.background is not None:
+        # the run puts every call under one sound (`--background`): recorded as its condition
+        assigned = {**assigned, "background": audio.background}
     agent = suite.agent_for(scenario)
     seed = derive_seed(run_seed, attempt.scenario_id, attempt.repeat)
     defaults = suite.manifest.defaults
@@ -113,7 +116,11 @@ async def play_once(
         text,
         language=scenario.language,
         mood=scenario.caller.persona.mood,
-        background=background.sound_for(background_name) if background is not None else None,
+        background=audio.background
+        if audio.background is not None
+        else background.sound_for(background_name)
+        if background is not None
+        else None,
         seed=derive_seed(seed, "audio"),
         sink=sink,
     )

@@ -21,6 +21,8 @@ the names of the environment variables that hold them.
     loss = 0.0                  # packet loss on the telephone line, 0-1
     jitter_ms = 0.0             # packets later than the jitter buffer are lost
     keep_audio = true           # write each turn's audio (FLAC) into the run folder
+    background = "television"   # every call under this sound (clean | street | cafe |
+                                # television) instead of the suite's casting
 
     [candidate]                 # settings for model-backed candidates
     base_url = "http://127.0.0.1:8000/v1"
@@ -97,7 +99,7 @@ RUN_KEYS = {
     "channel",
 }
 SECTIONS = {"candidate", "caller_model", "judge_model", "prices", "limits", "audio"}
-AUDIO_KEYS = {"synthesizer", "recognizer", "loss", "jitter_ms", "keep_audio"}
+AUDIO_KEYS = {"synthesizer", "recognizer", "loss", "jitter_ms", "keep_audio", "background"}
 CHANNELS = ("text", "audio")
 SETTING_KEYS = set(ModelSettings.__dataclass_fields__)
 ADAPTER_KEYS = {"base_url", "api_key_env", "user_first", "concluding_message"}
@@ -403,6 +405,7 @@ class RunFlags:
     channel: str | None = None
     synthesizer: str | None = None
     recognizer: str | None = None
+    background: str | None = None
 
 
 FLAG_NAMES = {
@@ -499,6 +502,8 @@ def _audio_plan(flags: RunFlags, section: Mapping[str, Any]) -> AudioPlan:
         given["synthesizer"] = flags.synthesizer
     if flags.recognizer:
         given["recognizer"] = flags.recognizer
+    if flags.background:
+        given["background"] = flags.background
     try:
         return AudioPlan(**given)
     except (TypeError, CallbenchError) as exc:

@@ -76,6 +76,7 @@ class AudioSettings(_Section):
     loss: float = 0.0
     jitter_ms: float = 0.0
     keep_audio: bool = True
+    background: str | None = None
 
 
 class RunSettings(_Section):

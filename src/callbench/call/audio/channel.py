@@ -106,82 +106,85 @@ class AudioChannel:
 
     def hear_agent(self, text: str) -> tuple[str, AudioTurnRecord]:
         """What the caller hears of the agent's words: its own line, no background (the agent is
-        in a quiet room), the same recogniser. Words a voice candidate spoke as audio were heard
-        already (`agent_audio`): their record is returned, not synthesized again."""
+        in a quiet room), the same recogniser, and the sentence ends the agent's voice made.
+        Words a voice candidate spoke as audio were heard already (`agent_audio`): their record
+        is returned, not synthesized again."""
         if text in self._voiced:
             record = self._voiced.pop(text)
-            return record.recognised, record
-        record = self._pass(text, "agent", AGENT_VOICE, None)
-        return record.recognised, record
+        else:
+            record = self._pass(text, "agent", AGENT_VOICE, None)
+        return self._as_heard(record), record
+
+    def _as_heard(self, record: AudioTurnRecord) -> str:
+        """The recognised words with the speaker's sentence ends where they are known (the pauses
+        and rising questions are in the sound; see `prosody`)."""
+        from .prosody import punctuate_like
+
+        if not record.intended:
+            return record.recognised
+        return punctuate_like(record.intended, record.recognised, self.language)
 
     def agent_audio(self, audio: Audio, transcript: str | None = None) -> str:
         """A voice candidate's own audio down the line to the recogniser: the text it returns is
         what the candidate is taken to have said (graded, and what the caller hears).
         `transcript`, the stack's own account of its words when it gives one, is kept as the
         intended text, so its WER says how far the line and recogniser moved it."""
-        from .line import TelephoneLine
-        from .wer import word_error_rate
-
-        t0 = time.perf_counter()
-        heard_audio = TelephoneLine(
-            loss=self.stages.loss, jitter_ms=self.stages.jitter_ms
-        ).transmit(audio, self.rng)
-        t1 = time.perf_counter()
-        with self.stages.lock:
-            recognised = self.stages.recognizer.transcribe(heard_audio, self.language).strip()
-        t2 = time.perf_counter()
-        ref = self.sink.save(heard_audio)
-        self._voiced[recognised] = AudioTurnRecord(
-            speaker="agent",
-            intended=transcript or "",
-            recognised=recognised,
-            wer=round(word_error_rate(transcript, recognised, self.language), 4)
-            if transcript
-            else None,
-            background="clean",
-            audio_path=ref.path,
-            audio_sha256=ref.sha256,
-            audio_seconds=round(ref.seconds, 3),
-            line_seconds=round(t1 - t0, 4),
-            recognise_seconds=round(t2 - t1, 4),
-        )
-        return recognised
+        record = self._transmit(audio, "agent", transcript or "", "clean")
+        self._voiced[record.recognised] = record
+        return record.recognised
 
     def _pass(
         self, text: str, speaker: Literal["caller", "agent"], voice: Voice, background: str | None
     ) -> AudioTurnRecord:
+        """Words spoken in `voice`, the background mixed in, then `_transmit`."""
         from .backgrounds import mix
+
+        t0 = time.perf_counter()
+        speech = self.stages.synthesizer.synthesize(text, self.language, voice)
+        if background is not None and background != "clean":
+            speech = mix(speech, background, self.rng, self.language)
+        synth_seconds = time.perf_counter() - t0  # making the sound: the voice and the room
+        return self._transmit(speech, speaker, text, background or "clean", synth_seconds)
+
+    def _transmit(
+        self,
+        audio: Audio,
+        speaker: Literal["caller", "agent"],
+        intended: str,
+        background: str,
+        synth_seconds: float = 0.0,
+    ) -> AudioTurnRecord:
+        """Sound down the telephone line to the recogniser, kept (the far end's audio) and
+        recorded. WER needs the intended words: a voice stack without a transcript has none."""
         from .line import TelephoneLine
         from .wer import word_error_rate
 
         stages = self.stages
         t0 = time.perf_counter()
-        speech = stages.synthesizer.synthesize(text, self.language, voice)
-        t1 = time.perf_counter()
-        if background is not None and background != "clean":
-            speech = mix(speech, background, self.rng, self.language)
         heard_audio = TelephoneLine(loss=stages.loss, jitter_ms=stages.jitter_ms).transmit(
-            speech, self.rng
+            audio, self.rng
         )
-        t2 = time.perf_counter()
+        t1 = time.perf_counter()
         with stages.lock:
             recognised = stages.recognizer.transcribe(heard_audio, self.language).strip()
-        t3 = time.perf_counter()
+        t2 = time.perf_counter()
         ref = self.sink.save(heard_audio)
         if speaker == "caller":
             self.caller_audio.append(heard_audio)
         return AudioTurnRecord(
             speaker=speaker,
-            intended=text,
+            intended=intended,
             recognised=recognised,
-            wer=round(word_error_rate(text, recognised, self.language), 4),
-            background=background or "clean",
+            wer=round(word_error_rate(intended, recognised, self.language), 4)
+            if intended
+            else None,
+            background=background,
             audio_path=ref.path,
             audio_sha256=ref.sha256,
             audio_seconds=round(ref.seconds, 3),
-            synth_seconds=round(t1 - t0, 4),
-            line_seconds=round(t2 - t1, 4),
-            recognise_seconds=round(t3 - t2, 4),
+            synth_seconds=round(synth_seconds, 4),
+            line_seconds=round(t1 - t0, 4),
+            recognise_seconds=round(t2 - t1, 4),
         )
 
 

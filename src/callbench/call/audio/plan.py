@@ -37,12 +37,21 @@ class AudioPlan:
     jitter_ms: float = 0.0
     keep_audio: bool = True
     """write each turn's audio (FLAC) into the run folder; off: audio is hashed, not kept"""
+    background: str | None = None
+    """every call's background sound (clean, street, cafe, television) instead of the one the
+    suite's casting gives it: the same calls measured under one condition at a time"""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.loss < 1.0:
             raise AudioError(f"audio loss must be in [0, 1), got {self.loss}")
         if self.jitter_ms < 0:
             raise AudioError(f"audio jitter_ms must be >= 0, got {self.jitter_ms}")
+        from .backgrounds import BACKGROUNDS
+
+        if self.background is not None and self.background not in BACKGROUNDS:
+            raise AudioError(
+                f"audio background must be one of {', '.join(BACKGROUNDS)}, got {self.background!r}"
+            )
 
     def recognizer_for(self, language: str) -> str:
         if self.recognizer != "auto":

@@ -20,6 +20,7 @@ normalised texts are compared character by character.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -220,43 +221,111 @@ class _Reader:
         return joined
 
 
-def normalize(text: str, language: str) -> list[str]:
-    """The comparison tokens of `text`: folded words, numbers as single-digit tokens."""
+ORDINALS: dict[str, int] = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+}  # fmt: skip
+"""English ordinals, read as the number they end ("March twelfth" and "March 12th" are one date
+to a listener; "twenty-first" is 21). "second" is a unit of time as often as an ordinal, so it is
+read as 2 only after a tens word."""
+_ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+
+
+def _pieces(text: str, language: str) -> list[tuple[int, int, str, bool]]:
+    """(start, end, token, is_number) over the folded text: words, and each number (digits as
+    written, or a run of number words read into one digit string) as one piece."""
     units = _units(language)
-    raw = [_ascii_digits(w) for _, _, w in words(fold(text))]
-    tokens: list[str] = []
+    english = language.split("-")[0].lower() == "en"
+    raw = [(a, b, _ascii_digits(w)) for a, b, w in words(fold(text))]
+    out: list[tuple[int, int, str, bool]] = []
     reader = _Reader()
-    reading = False
+    begun: int | None = None  # where the number being read began
+    last_end = 0
 
     def end_number() -> None:
-        nonlocal reading
-        if reading:
-            tokens.extend(reader.digits())
-            reading = False
+        nonlocal begun
+        if begun is not None:
+            out.append((begun, last_end, reader.digits(), True))
+            begun = None
 
-    for i, word in enumerate(raw):
-        nxt = raw[i + 1] if i + 1 < len(raw) else ""
+    for i, (a, b, word) in enumerate(raw):
+        nxt = raw[i + 1][2] if i + 1 < len(raw) else ""
         is_number = word in units or word in HUNDRED or word in SCALES
-        if word.isdigit():
+        ordinal = ORDINALS.get(word) if english else None
+        if ordinal == 2 and not (begun is not None and reader.free):
+            ordinal = None  # "a second" is time; "twenty-second" is 22
+        suffixed = _ORDINAL_DIGITS.match(word) if english else None
+        if word.isdigit() or suffixed:
             end_number()
-            tokens.extend(word)
-        elif is_number and not (word == "oh" and not reading and not _numeric(nxt, units)):
-            reading = True
+            out.append((a, b, suffixed.group(1) if suffixed else word, True))
+        elif ordinal is not None:
+            if begun is None:
+                begun = a
+            reader.value(ordinal)
+            last_end = b
+            end_number()  # an ordinal ends its number
+        elif is_number and not (word == "oh" and begun is None and not _numeric(nxt, units)):
+            if begun is None:
+                begun = a
             if word in HUNDRED:
                 reader.hundred()
             elif word in SCALES:
                 reader.scale(SCALES[word])
             else:
                 reader.value(units[word])
-        elif word in FILLER and reading and _numeric(nxt, units):
+            last_end = b
+        elif word in FILLER and begun is not None and _numeric(nxt, units):
             continue
         elif word == "a" and nxt in HUNDRED | set(SCALES):
             continue  # "a hundred" reads as "one hundred"
         else:
             end_number()
-            tokens.append(word)
+            out.append((a, b, word, False))
     end_number()
+    return out
+
+
+def normalize(text: str, language: str) -> list[str]:
+    """The comparison tokens of `text`: folded words, numbers as single-digit tokens."""
+    tokens: list[str] = []
+    for _, _, token, number in _pieces(text, language):
+        if number:
+            tokens.extend(token)
+        else:
+            tokens.append(token)
     return tokens
+
+
+_JOINS = frozenset(":.-/ ")
+
+
+def heard_form(text: str, language: str) -> str:
+    """`text` as a listener hears it, for finding words in it: folded, punctuation dropped, and
+    every number as its digits whichever way it was written — "ten forty", "10:40", "10.40" and
+    "10 40" are all "1040", "three thirty" and "3.30" both "330", "March twelfth" "march 12".
+
+    A recogniser writes what it heard in its own style (digits, its own grouping); a listener is
+    not misled by the writing. Two numbers are one when a single separator stands between them
+    (a time, a grouped identifier) or when both are single digits read one by one ("5, 1, 2, 7");
+    otherwise they stay apart ("March 12, 10:40" keeps 12 and 1040)."""
+    folded = fold(text)
+    parts: list[str] = []
+    previous: tuple[int, str] | None = None  # (end, digits) of the number just written
+    for start, end, token, number in _pieces(text, language):
+        if number and previous is not None:
+            gap = folded[previous[0] : start]
+            single = len(previous[1]) == 1 and len(token) == 1
+            if (len(gap) <= 1 and set(gap) <= _JOINS) or (
+                single and len(gap) <= 2 and set(gap) <= _JOINS | {","}
+            ):
+                parts[-1] += token
+                previous = (end, token)
+                continue
+        parts.append(token)
+        previous = (end, token) if number else None
+    return " ".join(parts)
 
 
 def _numeric(word: str, units: dict[str, int]) -> bool:

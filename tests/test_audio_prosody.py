@@ -46,3 +46,14 @@ def test_heard_form_writes_every_number_as_its_digits():
     assert heard_form("5, 1, 2, 7", "en") == heard_form("five one two seven", "en") == "5127"
     assert heard_form("March 12, 10:40", "en") == "march 12 1040"  # two numbers stay two
     assert heard_form("June 13th, 1974", "en") == "june 13 1974"
+
+
+def test_heard_form_keeps_what_punctuation_still_means():
+    from callbench.callers.hearing import hears
+
+    assert heard_form("It costs £4. Then", "en") == "it costs 4 gbp | then"
+    assert not hears("£4", "a 4 digit pin", "en")  # an amount is not a bare number
+    assert not hears("pincode of", "by pincode. Offer pickup", "en")  # not across a sentence end
+    assert hears("pincode of", "what is the pincode of the area?", "en")
+    assert not hears("ત્રણ નવ", "ભાડું 390 રૂપિયા", "gu")  # 39 is not heard in 390
+    assert hears("ten forty", "at 10:40?", "en") and not hears("ten", "at 10:40?", "en")

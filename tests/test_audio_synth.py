@@ -115,3 +115,18 @@ def test_piper_speaks_english_deterministically_and_rate_changes_duration() -> N
     assert 1.5 < first.seconds < 8.0 and rms(first.samples) > 0.01
     assert np.array_equal(first.samples, again.samples)
     assert fast.seconds < 0.8 * first.seconds
+
+
+@needs_espeak
+def test_auto_speaks_english_with_piper_and_every_other_language_with_espeak() -> None:
+    pytest.importorskip("piper", reason="piper-tts is in the voice extra: bash scripts/install")
+    auto = make_synthesizer("auto")
+    voice = Voice(name=None, rate_wpm=160, pitch=50)
+    english = auto.synthesize("Your bill is paid.", "en", voice)
+    assert np.array_equal(
+        english.samples,
+        make_synthesizer("piper:joe").synthesize("Your bill is paid.", "en", voice).samples,
+    )
+    hindi = auto.synthesize("आपका बिल भर दिया गया है।", "hi", voice)
+    espeak = make_synthesizer("espeak-ng").synthesize("आपका बिल भर दिया गया है।", "hi", voice)
+    assert np.array_equal(hindi.samples, espeak.samples)

@@ -190,7 +190,10 @@ def run(
         "background, sent down a telephone line and recognised (needs callbench[voice])",
     ),
     synthesizer: str | None = typer.Option(
-        None, "--synthesizer", help="with --channel audio: espeak-ng (default) | piper:joe"
+        None,
+        "--synthesizer",
+        help="with --channel audio: auto (default: Piper for English, espeak-ng otherwise) | "
+        "espeak-ng | piper:joe",
     ),
     recognizer: str | None = typer.Option(
         None,

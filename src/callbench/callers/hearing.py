@@ -20,10 +20,16 @@ from ..text import find_cue, is_word_char
 
 
 def _starts_word(needle: str, hay: str) -> bool:
-    """True when `needle` starts a word of `hay` (inflected endings allowed, as `find_cue`)."""
+    """True when `needle` starts a word of `hay` (inflected endings allowed, as `find_cue`), and a
+    number in it is the whole number heard: "39" is not heard in "390", nor "December 2" in
+    "December 2026"."""
+    whole = needle[-1:].isdigit()
     at = hay.find(needle)
     while at >= 0:
-        if at == 0 or not is_word_char(hay[at - 1]):
+        after = at + len(needle)
+        if (at == 0 or not is_word_char(hay[at - 1])) and not (
+            whole and after < len(hay) and hay[after].isdigit()
+        ):
             return True
         at = hay.find(needle, at + 1)
     return False

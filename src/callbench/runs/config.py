@@ -15,7 +15,8 @@ the names of the environment variables that hold them.
     channel = "audio"           # text (default) | audio: synthesis, background, line, recognition
 
     [audio]                     # the audio channel (channel = "audio")
-    synthesizer = "espeak-ng"   # espeak-ng | piper:joe (English)
+    synthesizer = "auto"        # auto (Piper for English, espeak-ng otherwise) | espeak-ng |
+                                # piper:joe (English)
     recognizer = "auto"         # auto | whisper:tiny.en | whisper:base | pocketsphinx |
                                 # openai-compatible:URL#MODEL
     loss = 0.0                  # packet loss on the telephone line, 0-1

@@ -71,7 +71,7 @@ class SuiteInfo(_Section):
 class AudioSettings(_Section):
     """The audio channel's settings (`AudioPlan`), as the manifest records them."""
 
-    synthesizer: str = "espeak-ng"
+    synthesizer: str = "auto"
     recognizer: str = "auto"
     loss: float = 0.0
     jitter_ms: float = 0.0

@@ -30,7 +30,8 @@ NO_LOCAL_MODEL = {"gu"}
 
 @dataclass(frozen=True)
 class AudioPlan:
-    synthesizer: str = "espeak-ng"
+    synthesizer: str = "auto"
+    """auto (Piper for English, espeak-ng for the other languages) | espeak-ng | piper:joe"""
     recognizer: str = "auto"
     loss: float = 0.0
     """packet loss on the telephone line, 0-1"""

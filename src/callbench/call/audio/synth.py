@@ -1,10 +1,11 @@
 """Speech synthesis for the audio channel: espeak-ng (every suite language) and Piper (natural
 English with the en_US-joe-medium voice), plus the voice a persona speaks with.
 
-espeak-ng is the default because it covers all suite languages offline from one Debian package
-and is deterministic; Piper sounds far more natural but ships only an English voice here. Both
-run with no network; each is a `Synthesizer` (callbench.call.audio.types) so a user can plug in
-their own.
+espeak-ng covers all suite languages offline from one Debian package and is deterministic; Piper
+sounds far more natural but ships only an English voice here, and its English survives the
+telephone line far better (see `AutoSynthesizer`, the default: Piper for English, espeak-ng for
+the rest). All run with no network; each is a `Synthesizer` (callbench.call.audio.types) so a user
+can plug in their own.
 """
 
 from __future__ import annotations
@@ -193,11 +194,34 @@ class PiperSynthesizer:
         return Audio(pcm, rate)
 
 
-SYNTHESIZERS = ("espeak-ng", "piper:joe")
+class AutoSynthesizer:
+    """Piper's en_US-joe-medium voice for English, espeak-ng for every other language.
+
+    The default, because of what the telephone line does to espeak-ng's English: on the English
+    starter lines Whisper tiny.en mishears 14% of espeak-ng's words at full bandwidth and 42%
+    once the line has cut them to 4 kHz (Piper: 9%), so through an espeak-ng line most English
+    calls fail on words neither side could have heard (benchmarks/bench_audio.py). Piper has no
+    voice here for the other suite languages; espeak-ng speaks them all."""
+
+    name = "auto"
+
+    def __init__(self) -> None:
+        self.english = PiperSynthesizer()
+        self.other = EspeakSynthesizer()
+
+    def synthesize(self, text: str, language: str, voice: Voice) -> Audio:
+        chosen = self.english if language_base(language) == "en" else self.other
+        return chosen.synthesize(text, language, voice)
+
+
+SYNTHESIZERS = ("auto", "espeak-ng", "piper:joe")
 
 
 def make_synthesizer(spec: str) -> Synthesizer:
-    """The synthesizer a run config names: "espeak-ng" or "piper:joe"."""
+    """The synthesizer a run config names: "auto" (Piper for English, espeak-ng otherwise),
+    "espeak-ng" or "piper:joe"."""
+    if spec == "auto":
+        return AutoSynthesizer()
     if spec in ("espeak-ng", "espeak"):
         return EspeakSynthesizer()
     if spec == "piper:joe":

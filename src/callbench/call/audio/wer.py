@@ -299,6 +299,11 @@ def normalize(text: str, language: str) -> list[str]:
 
 
 _JOINS = frozenset(":.-/ ")
+_SENTENCE_END = frozenset(".?!।॥？！\n")
+_CURRENCY = {"£": "gbp", "$": "usd", "€": "eur", "₹": "inr"}
+_SYMBOL_AMOUNT = re.compile(r"([£$€₹])\s?(\d[\d,.]*\d|\d)")
+BOUNDARY = "|"
+"""Where a sentence ended in the heard form: no cue is found across it."""
 
 
 def heard_form(text: str, language: str) -> str:
@@ -309,13 +314,18 @@ def heard_form(text: str, language: str) -> str:
     A recogniser writes what it heard in its own style (digits, its own grouping); a listener is
     not misled by the writing. Two numbers are one when a single separator stands between them
     (a time, a grouped identifier) or when both are single digits read one by one ("5, 1, 2, 7");
-    otherwise they stay apart ("March 12, 10:40" keeps 12 and 1040)."""
+    otherwise they stay apart ("March 12, 10:40" keeps 12 and 1040). What punctuation still
+    means is kept: a sentence end is a `BOUNDARY` no cue spans, and a currency symbol stays with
+    its amount ("£4" is "4 gbp", never a bare 4)."""
+    text = _SYMBOL_AMOUNT.sub(lambda m: f"{m.group(2)} {_CURRENCY[m.group(1)]}", text)
     folded = fold(text)
     parts: list[str] = []
     previous: tuple[int, str] | None = None  # (end, digits) of the number just written
+    last_end = 0
     for start, end, token, number in _pieces(text, language):
+        gap = folded[last_end:start]
+        last_end = end
         if number and previous is not None:
-            gap = folded[previous[0] : start]
             single = len(previous[1]) == 1 and len(token) == 1
             if (len(gap) <= 1 and set(gap) <= _JOINS) or (
                 single and len(gap) <= 2 and set(gap) <= _JOINS | {","}
@@ -323,6 +333,8 @@ def heard_form(text: str, language: str) -> str:
                 parts[-1] += token
                 previous = (end, token)
                 continue
+        if parts and _SENTENCE_END & set(gap):
+            parts.append(BOUNDARY)
         parts.append(token)
         previous = (end, token) if number else None
     return " ".join(parts)

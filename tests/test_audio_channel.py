@@ -223,3 +223,20 @@ def test_gujarati_calls_through_the_audio_channel_fail_before_running(tmp_path):
     )
     assert res.exit_code != 0
     assert "openai-compatible" in res.output
+
+
+def test_a_whole_suite_audio_run_leaves_out_what_no_local_recogniser_hears():
+    """The starter suite over --channel audio runs its English and Hindi calls and says why its
+    Gujarati ones are left out; naming a Gujarati scenario is refused (as above)."""
+    from callbench import load_suite
+    from callbench.runs import RunConfig, plan, unheard_scenarios
+
+    suite = load_suite("starter")
+    config = RunConfig(candidates=("noop",), channel="audio")
+    gujarati = {s for s, sc in suite.scenarios.items() if sc.language == "gu"}
+    left = unheard_scenarios(suite, config)
+    assert set(left) == gujarati and gujarati
+    assert all("openai-compatible" in why for why in left.values())
+    ran = {a.scenario_id for a in plan(suite, config)}
+    assert ran == set(suite.scenarios) - gujarati
+    assert unheard_scenarios(suite, RunConfig(candidates=("noop",))) == {}  # text: all heard

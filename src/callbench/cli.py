@@ -202,10 +202,7 @@ def run(
         "whisper:tiny.en | whisper:base | pocketsphinx | openai-compatible:URL#MODEL",
     ),
     background: str | None = typer.Option(
-        None,
-        "--background",
-        help="with --channel audio: every call under clean | street | cafe | television, "
-        "instead of the suite's casting",
+        None, "--background", help="with --channel audio: all calls in clean|street|cafe|television"
     ),
 ) -> None:
     """Run candidates × scenarios × repeats, write every trace and report.json, and print the
@@ -215,9 +212,10 @@ def run(
     from .errors import CallbenchError, SuiteError, SuiteNotFound
     from .reports.progress import RunProgress
     from .reports.table import summary_table
-    from .runs import RunConfig, RunFlags, RunManifest, make_cast, make_executor, run_suite
+    from .runs import RunConfig, RunFlags, RunManifest, make_cast, make_executor, plan, run_suite
     from .runs.budget import estimate
     from .runs.config import read_config, run_folder, suite_source
+    from .runs.runner import unheard_scenarios
     from .suite_check import load_suite
 
     flags = RunFlags(
@@ -279,11 +277,12 @@ def run(
     if max_cost is not None and not run_config.prices:
         _fail("--max-cost needs prices for the models (a [prices] table in --config)")
     console = Console()
-    attempts = (
-        len(run_config.candidates)
-        * run_config.repeats
-        * len(run_config.scenarios or loaded.scenarios)
-    )
+    try:
+        attempts = len(plan(loaded, run_config))
+        for sid, why in unheard_scenarios(loaded, run_config).items():
+            console.print(f"left out {sid}: {why}", markup=False, highlight=False)
+    except CallbenchError as exc:
+        _fail(str(exc))
     try:
         with RunProgress(console, attempts, run_config.prices) as progress:
             result = run_suite(

@@ -5,7 +5,7 @@ from .config import RunConfig, RunFlags
 from .episodes import Attempt, Cast, make_caller, run_attempt, suite_ref
 from .executor_choice import make_executor
 from .manifest import RunManifest
-from .runner import RunResult, make_cast, plan, run_suite, run_suite_async
+from .runner import RunResult, make_cast, plan, run_suite, run_suite_async, unheard_scenarios
 
 __all__ = [
     "Attempt",
@@ -23,4 +23,5 @@ __all__ = [
     "run_suite",
     "run_suite_async",
     "suite_ref",
+    "unheard_scenarios",
 ]

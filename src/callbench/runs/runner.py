@@ -36,6 +36,7 @@ __all__ = [
     "plan",
     "run_suite",
     "run_suite_async",
+    "unheard_scenarios",
 ]
 
 
@@ -85,13 +86,34 @@ def plan(suite: Suite, config: RunConfig, cast: Cast | None = None) -> list[Atte
             unplayable.append(str(exc))
     if unplayable:
         raise ConfigError(f"the '{config.caller}' caller cannot run: " + "; ".join(unplayable))
-    if config.channel == "audio":  # a language no recogniser hears fails now, not mid-run
-        for language in sorted({suite.scenarios[sid].language for sid in scenario_ids}):
-            try:
-                config.audio.recognizer_for(language)
-            except AudioError as exc:
-                raise ConfigError(str(exc)) from None
-    return attempt_order(config, scenario_ids)
+    unheard = unheard_scenarios(suite, config, scenario_ids)
+    if unheard and (config.scenarios or len(unheard) == len(scenario_ids)):
+        # scenarios named on purpose, or nothing left: refused now, not mid-run
+        raise ConfigError(next(iter(unheard.values())))
+    return attempt_order(config, [s for s in scenario_ids if s not in unheard])
+
+
+def unheard_scenarios(
+    suite: Suite, config: RunConfig, scenario_ids: list[str] | None = None
+) -> dict[str, str]:
+    """Scenarios of an audio run in a language its recogniser cannot hear, with why (the error
+    naming the recogniser to use). A run over a whole suite leaves them out and says so (the
+    starter suite's Gujarati calls under `--recognizer auto`); `plan` refuses a run that names
+    them."""
+    if config.channel != "audio":
+        return {}
+    ids = scenario_ids if scenario_ids is not None else list(config.scenarios or suite.scenarios)
+    why: dict[str, str] = {}
+    for language in sorted({suite.scenarios[sid].language for sid in ids}):
+        try:
+            config.audio.recognizer_for(language)
+        except AudioError as exc:
+            why[language] = str(exc)
+    return {
+        sid: why[suite.scenarios[sid].language]
+        for sid in ids
+        if suite.scenarios[sid].language in why
+    }
 
 
 def attempt_order(config: RunConfig, scenario_ids: list[str]) -> list[Attempt]:

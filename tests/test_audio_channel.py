@@ -21,6 +21,7 @@ from callbench.call.audio.types import Audio, Voice
 from callbench.cli import app
 from callbench.errors import AudioError
 from callbench.spec.scenario import ChannelProgram
+from tests.audio_args import audio_run_args
 
 
 class ToneSynth:
@@ -168,22 +169,7 @@ def test_a_starter_call_through_the_audio_channel_end_to_end(tmp_path):
         "faster_whisper", reason="faster-whisper is in the voice extra: bash scripts/install"
     )
     out = tmp_path / "run"
-    res = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "--suite",
-            "starter",
-            "-c",
-            "oracle",
-            "--scenario",
-            "clinic-book-slot-taken",
-            "--channel",
-            "audio",
-            "--out",
-            str(out),
-        ],
-    )
+    res = CliRunner().invoke(app, audio_run_args("oracle", "clinic-book-slot-taken", out))
     assert res.exit_code == 0, res.output
     assert "audio channel" in res.output
     trace = json.loads(next((out / "traces").rglob("r0.json")).read_text(encoding="utf-8"))
@@ -206,20 +192,7 @@ def test_a_starter_call_through_the_audio_channel_end_to_end(tmp_path):
 
 def test_gujarati_calls_through_the_audio_channel_fail_before_running(tmp_path):
     res = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "--suite",
-            "starter",
-            "-c",
-            "oracle",
-            "--scenario",
-            "dairy-zero-supply-mastitis",
-            "--channel",
-            "audio",
-            "--out",
-            str(tmp_path / "r"),
-        ],
+        app, audio_run_args("oracle", "dairy-zero-supply-mastitis", tmp_path / "r")
     )
     assert res.exit_code != 0
     assert "openai-compatible" in res.output

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from callbench.cli import app
 from callbench.reports.html import load_calls
 from callbench.reports.model import load_report
+from tests.audio_args import audio_run_args
 from tests.test_html_report import CHROMIUM, CHROMIUM_ARGS
 
 ARGS = [*CHROMIUM_ARGS, "--autoplay-policy=no-user-gesture-required"]
@@ -30,24 +31,7 @@ def audio_run(tmp_path_factory):
     pytest.importorskip("faster_whisper", reason="faster-whisper is in the 'voice' extra")
     out = tmp_path_factory.mktemp("audio") / "run"
     page = out.parent / "report.html"
-    res = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "--suite",
-            "starter",
-            "-c",
-            "oracle",
-            "--scenario",
-            SCENARIO,
-            "--channel",
-            "audio",
-            "--out",
-            str(out),
-            "--html",
-            str(page),
-        ],
-    )
+    res = CliRunner().invoke(app, audio_run_args("oracle", SCENARIO, out, "--html", str(page)))
     assert res.exit_code == 0, res.output
     return out, page
 

@@ -30,6 +30,7 @@ from callbench.cli import app
 from callbench.play.attempt import Attempt, cast_for, play_once
 from callbench.runs.episodes import make_caller
 from callbench.suite_check import load_suite
+from tests.audio_args import audio_run_args
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = "clinic-book-slot-taken"
@@ -241,11 +242,7 @@ def test_a_starter_call_over_the_websocket_contract_against_the_example_server(t
     try:
         out = tmp_path / "run"
         started = time.monotonic()
-        res = CliRunner().invoke(
-            app,
-            ["run", "--suite", "starter", "-c", url, "--scenario", SCENARIO, "--channel",
-             "audio", "--out", str(out)],
-        )  # fmt: skip
+        res = CliRunner().invoke(app, audio_run_args(url, SCENARIO, out))
         elapsed = time.monotonic() - started
     finally:
         proc.terminate()

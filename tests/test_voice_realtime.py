@@ -26,7 +26,7 @@ from callbench.candidates.voice.protocol import (
     VoiceSessionSetup,
 )
 from callbench.errors import InfrastructureError, ModelError
-from callbench.models.errors import ProviderTransportError, RateLimited
+from callbench.models.errors import ProviderAuthError, ProviderTransportError, RateLimited
 from callbench.runs.config import RunConfig
 from callbench.runs.runner import run_suite
 from callbench.suite_check import load_suite
@@ -297,3 +297,62 @@ def test_error_codes_and_close_frames_are_classified_by_code_not_text():
     assert isinstance(closed(frame(1011, "Internal error"), "s"), ProviderServerError)
     assert isinstance(closed(frame(1008, "bad key"), "s"), ProviderAuthError)
     assert isinstance(closed(SimpleNamespace(rcvd=None), "s"), ProviderTransportError)
+
+
+@pytest.mark.parametrize("status", [401, 429])
+@pytest.mark.parametrize("kind", ["openai", "gemini"])
+def test_a_refused_handshake_is_classified_and_the_key_stays_hidden(
+    starter, monkeypatch, kind, status, caplog
+):
+    """The handshake is where the key travels (a header, or the Gemini URL's query): a refusal
+    there is classified by its status and quotes neither the key nor the URL, in the error, its
+    context or any log record of ours."""
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv("CB_TEST_KEY", KEY)
+    fake_class, stack_class = (
+        (RealtimeFake, OpenAIRealtimeStack) if kind == "openai" else (GeminiFake, GeminiLiveStack)
+    )
+    with fake_class(starter.scenarios[SCENARIO]) as fake:
+        fake.refuse_with = status
+        stack = stack_class("m", base_url=fake.url, api_key_env="CB_TEST_KEY")
+        with pytest.raises(InfrastructureError) as caught:
+            asyncio.run(stack.open(_setup(starter)))
+    expected = ProviderAuthError if status == 401 else RateLimited
+    assert isinstance(caught.value, expected), repr(caught.value)
+    assert f"HTTP {status}" in str(caught.value)
+    shown = str(caught.value) + repr(caught.value) + repr(caught.value.__context__)
+    assert KEY not in shown and fake.path not in shown
+    assert caught.value.__suppress_context__ and caught.value.__cause__ is None
+    ours = [r for r in caplog.records if not r.name.startswith("websockets.server")]
+    assert all(KEY not in r.getMessage() for r in ours)
+
+
+@pytest.mark.parametrize("kind", ["openai", "gemini"])
+def test_the_stacks_share_their_settings_and_never_keep_the_key(starter, monkeypatch, kind):
+    from callbench.candidates import candidate_entry
+
+    monkeypatch.setenv("CB_TEST_KEY", KEY)
+    fake_class, stack_class, prefix, env = (
+        (RealtimeFake, OpenAIRealtimeStack, "openai-realtime", "OPENAI_API_KEY")
+        if kind == "openai"
+        else (GeminiFake, GeminiLiveStack, "gemini-live", "GEMINI_API_KEY")
+    )
+    # the registry leaves the key's variable to the stack: the service's usual one by default
+    made = candidate_entry(f"{prefix}:m").make(None)  # type: ignore[arg-type]
+    assert isinstance(made, VoiceCandidate) and isinstance(made.stack, stack_class)
+    assert (made.stack.name, made.stack.api_key_env) == (f"{prefix}:m", env)
+    assert made.stack.base_url == stack_class.default_url
+    entry = candidate_entry(f"{prefix}:m", api_key_env="CB_TEST_KEY")
+    named = entry.make(None)  # type: ignore[arg-type]
+    assert named.stack.api_key_env == "CB_TEST_KEY"
+
+    async def call(url):
+        stack = stack_class("m", base_url=url, api_key_env="CB_TEST_KEY", voice="v", timeout_s=5)
+        session = await stack.open(_setup(starter))
+        await session.close()
+        return stack
+
+    with fake_class(starter.scenarios[SCENARIO]) as fake:
+        stack = asyncio.run(call(fake.url))
+    assert (stack.voice, stack.timeout_s) == ("v", 5)
+    assert KEY not in repr(vars(stack))  # read at open, handed to the endpoint, not kept

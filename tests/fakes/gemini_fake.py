@@ -4,48 +4,35 @@ callbench/candidates/voice/gemini_live.py), with a reference-replaying agent beh
 `mode`: "close_mid_response" drops the connection (no close frame reason) after the first audio
 part of the second turn; "rate_limit" closes the socket on the first turn with code 1011 and a
 RESOURCE_EXHAUSTED reason, which is how the Live API reports a quota. Keeps the `key` query
-parameter it was given, to check the key reached it."""
+parameter it was given, to check the key reached it. The server around the protocol (port,
+thread, shutdown, a refused handshake) is loopback.py's."""
 
 from __future__ import annotations
 
 import base64
 import json
-import threading
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from websockets.sync.server import Server, ServerConnection, serve
+from websockets.sync.server import ServerConnection
 
 from callbench.spec import Scenario
 
+from .loopback import LoopbackServer
 from .reference_agent import ReferenceAgent, chunks
 
 RATE = 24000
 
 
-class GeminiFake:
+class GeminiFake(LoopbackServer):
+    path = "/ws/BidiGenerateContent"
+
     def __init__(self, scenario: Scenario, mode: str = "ok"):
+        super().__init__()
         self.agent = ReferenceAgent(scenario, RATE)
         self.mode = mode
         self.keys: list[str] = []
         self.opening_cues: list[str] = []
         self.turns = 0
-        self.server: Server | None = None
-
-    @property
-    def url(self) -> str:
-        assert self.server is not None
-        host, port = self.server.socket.getsockname()[:2]
-        return f"ws://{host}:{port}/ws/BidiGenerateContent"
-
-    def __enter__(self) -> GeminiFake:
-        self.server = serve(self.handle, "127.0.0.1", 0, max_size=2**26)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        assert self.server is not None
-        self.server.shutdown()
 
     def handle(self, ws: ServerConnection) -> None:
         assert ws.request is not None

@@ -3,49 +3,35 @@ callbench/candidates/voice/openai_realtime.py), with a reference-replaying agent
 
 `mode` breaks it on purpose: "close_mid_response" drops the connection after the first audio
 delta of the second response; "rate_limit" answers the first response.create with an error event
-carrying a rate-limit code. Runs in a thread (the sync websockets server), so the call under test
-keeps its own event loop."""
+carrying a rate-limit code. The server around the protocol (port, thread, shutdown, a refused
+handshake) is loopback.py's."""
 
 from __future__ import annotations
 
 import base64
 import json
-import threading
-from typing import Any
 
-from websockets.sync.server import Server, ServerConnection, serve
+from websockets.sync.server import ServerConnection
 
 from callbench.spec import Scenario
 
+from .loopback import LoopbackServer
 from .reference_agent import ReferenceAgent, chunks
 
 RATE = 24000
 
 
-class RealtimeFake:
+class RealtimeFake(LoopbackServer):
+    path = "/v1/realtime"
+
     def __init__(self, scenario: Scenario, mode: str = "ok"):
+        super().__init__()
         self.agent = ReferenceAgent(scenario, RATE)
         self.mode = mode
         self.headers: list[dict[str, str]] = []
         self.paths: list[str] = []
         self.unknown: list[str] = []
         self.responses = 0
-        self.server: Server | None = None
-
-    @property
-    def url(self) -> str:
-        assert self.server is not None
-        host, port = self.server.socket.getsockname()[:2]
-        return f"ws://{host}:{port}/v1/realtime"
-
-    def __enter__(self) -> RealtimeFake:
-        self.server = serve(self.handle, "127.0.0.1", 0, max_size=2**26)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        assert self.server is not None
-        self.server.shutdown()
 
     def handle(self, ws: ServerConnection) -> None:
         assert ws.request is not None

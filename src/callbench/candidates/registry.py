@@ -196,8 +196,7 @@ def _voice_entry(
             stack = getattr(module, class_name)(
                 model,
                 base_url=options.get("base_url"),
-                api_key_env=options.get("api_key_env")
-                or ("OPENAI_API_KEY" if kind == "openai-realtime" else "GEMINI_API_KEY"),
+                api_key_env=options.get("api_key_env") or None,  # None: the service's own
             )
             return VoiceCandidate(stack)
 

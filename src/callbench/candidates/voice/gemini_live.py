@@ -22,7 +22,6 @@ import json
 import re
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import quote
 
 from ...call.audio.types import Audio
 from ...errors import ModelError
@@ -35,14 +34,14 @@ from .protocol import (
     VoiceSessionSetup,
 )
 from .realtime_ws import (
-    api_key,
+    RealtimeStack,
     audio_from_base64,
     close_quietly,
-    connect,
     pcm16_base64,
     receive_json,
     send_json,
     tool_result_text,
+    with_query,
 )
 
 DEFAULT_URL = (
@@ -56,42 +55,24 @@ OPENING_CUE = "(The call has just been connected. Greet the caller.)"
 _RATE = re.compile(r"rate=(\d+)")
 
 
-class GeminiLiveStack:
-    """Opens one Live session per call. `base_url` replaces the endpoint (a proxy, a loopback
-    fake); the key is added as its `key` query parameter."""
+class GeminiLiveStack(RealtimeStack):
+    """Opens one Live session per call (settings: `RealtimeStack`). The key is added as the
+    endpoint's `key` query parameter; the model is named in the setup message."""
 
-    def __init__(
-        self,
-        model: str,
-        base_url: str | None = None,
-        api_key_env: str = "GEMINI_API_KEY",
-        *,
-        voice: str | None = None,
-        timeout_s: float = 60.0,
-    ):
-        self.model = model
-        self.base_url = base_url or DEFAULT_URL
-        self.api_key_env = api_key_env
-        self.voice = voice
-        self.timeout_s = timeout_s
-        self.name = f"gemini-live:{model}"
+    service = SERVICE
+    default_url = DEFAULT_URL
+    default_key_env = "GEMINI_API_KEY"
+    prefix = "gemini-live"
 
-    async def open(self, setup: VoiceSessionSetup) -> GeminiLiveSession:
-        key = api_key(self.api_key_env, SERVICE)
-        joiner = "&" if "?" in self.base_url else "?"
-        conn = await connect(
-            f"{self.base_url}{joiner}key={quote(key, safe='')}", {}, SERVICE, self.timeout_s
-        )
-        try:
-            await send_json(conn, setup_message(setup, self.model, self.voice), SERVICE)
-            while True:  # the service accepts the setup before anything else may be sent
-                event = await receive_json(conn, SERVICE, self.timeout_s)
-                if "setupComplete" in event:
-                    break
-        except BaseException:
-            await close_quietly(conn)
-            raise
-        return GeminiLiveSession(conn, self.timeout_s)
+    def endpoint(self, key: str) -> tuple[str, dict[str, str]]:
+        return with_query(self.base_url, "key", key), {}
+
+    async def start(self, conn: Any, setup: VoiceSessionSetup) -> GeminiLiveSession:
+        await send_json(conn, setup_message(setup, self.model, self.voice), SERVICE)
+        while True:  # the service accepts the setup before anything else may be sent
+            event = await receive_json(conn, SERVICE, self.timeout_s)
+            if "setupComplete" in event:
+                return GeminiLiveSession(conn, self.timeout_s)
 
 
 def setup_message(setup: VoiceSessionSetup, model: str, voice: str | None) -> dict[str, Any]:

@@ -29,15 +29,15 @@ from .protocol import (
     VoiceSessionSetup,
 )
 from .realtime_ws import (
-    api_key,
+    RealtimeStack,
     audio_from_base64,
     close_quietly,
-    connect,
     error_for_code,
     pcm16_base64,
     receive_json,
     send_json,
     tool_result_text,
+    with_query,
 )
 
 DEFAULT_URL = "wss://api.openai.com/v1/realtime"
@@ -47,44 +47,21 @@ AUDIO_DELTAS = {"response.output_audio.delta", "response.audio.delta"}
 TRANSCRIPT_DELTAS = {"response.output_audio_transcript.delta", "response.audio_transcript.delta"}
 
 
-class OpenAIRealtimeStack:
-    """Opens one Realtime session per call. `base_url` replaces the endpoint (a proxy, Azure, a
-    loopback fake); the model goes in its `model` query parameter either way."""
+class OpenAIRealtimeStack(RealtimeStack):
+    """Opens one Realtime session per call (settings: `RealtimeStack`). The model goes in the
+    endpoint's `model` query parameter, the key in the Authorization header."""
 
-    def __init__(
-        self,
-        model: str,
-        base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
-        *,
-        voice: str | None = None,
-        timeout_s: float = 60.0,
-    ):
-        self.model = model
-        self.base_url = base_url or DEFAULT_URL
-        self.api_key_env = api_key_env
-        self.voice = voice
-        self.timeout_s = timeout_s
-        self.name = f"openai-realtime:{model}"
+    service = SERVICE
+    default_url = DEFAULT_URL
+    default_key_env = "OPENAI_API_KEY"
+    prefix = "openai-realtime"
 
-    def url(self) -> str:
-        from urllib.parse import quote
+    def endpoint(self, key: str) -> tuple[str, dict[str, str]]:
+        return with_query(self.base_url, "model", self.model), {"Authorization": f"Bearer {key}"}
 
-        joiner = "&" if "?" in self.base_url else "?"
-        return f"{self.base_url}{joiner}model={quote(self.model, safe='')}"
-
-    async def open(self, setup: VoiceSessionSetup) -> OpenAIRealtimeSession:
-        key = api_key(self.api_key_env, SERVICE)
-        conn = await connect(
-            self.url(), {"Authorization": f"Bearer {key}"}, SERVICE, self.timeout_s
-        )
-        session = OpenAIRealtimeSession(conn, self.timeout_s)
-        try:
-            await send_json(conn, session_update(setup, self.model, self.voice), SERVICE)
-        except BaseException:
-            await close_quietly(conn)
-            raise
-        return session
+    async def start(self, conn: Any, setup: VoiceSessionSetup) -> OpenAIRealtimeSession:
+        await send_json(conn, session_update(setup, self.model, self.voice), SERVICE)
+        return OpenAIRealtimeSession(conn, self.timeout_s)
 
 
 def session_update(setup: VoiceSessionSetup, model: str, voice: str | None) -> dict[str, Any]:

@@ -1,5 +1,7 @@
-"""What the hosted realtime adapters (OpenAI Realtime, Gemini Live) share: one WebSocket to a
-provider, its failures turned into callbench's typed errors, and audio as base64 PCM16.
+"""What the hosted realtime adapters (OpenAI Realtime, Gemini Live) share: the stack itself
+(`RealtimeStack`: its settings, the key lookup and opening the connection; each adapter adds only
+where its endpoint is and how a session starts), one WebSocket to a provider, its failures turned
+into callbench's typed errors, and audio as base64 PCM16.
 
 A provider that cannot be reached, refuses the handshake, drops the connection or goes silent is
 infrastructure (`ProviderError`: excluded from means, retryable where a retry can help); what the
@@ -21,8 +23,8 @@ import binascii
 import json
 import logging
 import os
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, ClassVar
+from urllib.parse import quote, urlsplit
 
 import numpy as np
 
@@ -40,6 +42,7 @@ from ...models.errors import (
     for_status,
 )
 from ...models.secrets import redact, register_secret
+from .protocol import VoiceSession, VoiceSessionSetup
 
 INSTALL_HINT = "pip install 'callbench[voice]'"
 CHUNK_SECONDS = 0.5
@@ -70,6 +73,62 @@ def api_key(env: str, service: str) -> str:
         raise ProviderAuthError(f"{service} needs an API key in the environment variable {env}")
     register_secret(value)
     return value
+
+
+class RealtimeStack:
+    """A hosted speech-to-speech service, one WebSocket session per call. `base_url` replaces the
+    endpoint (a proxy, Azure, a loopback fake); `api_key_env` names the environment variable
+    holding the key (None: the service's usual one).
+
+    The key is read only in `open`, registered as a secret there and handed to `endpoint` alone:
+    the stack never keeps it, so no repr, trace or message of the stack can carry it. A session
+    that fails to start closes its connection before the error goes on."""
+
+    service: ClassVar[str]
+    """the name messages use"""
+    default_url: ClassVar[str]
+    default_key_env: ClassVar[str]
+    prefix: ClassVar[str]
+    """the candidate name's kind: the stack is named `prefix:model`"""
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str | None = None,
+        *,
+        voice: str | None = None,
+        timeout_s: float = 60.0,
+    ):
+        self.model = model
+        self.base_url = base_url or self.default_url
+        self.api_key_env = self.default_key_env if api_key_env is None else api_key_env
+        self.voice = voice
+        self.timeout_s = timeout_s
+        self.name = f"{self.prefix}:{model}"
+
+    def endpoint(self, key: str) -> tuple[str, dict[str, str]]:
+        """The URL to open and the headers to send, the key placed where the service takes it."""
+        raise NotImplementedError
+
+    async def start(self, conn: Any, setup: VoiceSessionSetup) -> VoiceSession:
+        """The session on the open connection `conn`, set up for the call."""
+        raise NotImplementedError
+
+    async def open(self, setup: VoiceSessionSetup) -> VoiceSession:
+        url, headers = self.endpoint(api_key(self.api_key_env, self.service))
+        conn = await connect(url, headers, self.service, self.timeout_s)
+        try:
+            return await self.start(conn, setup)
+        except BaseException:
+            await close_quietly(conn)
+            raise
+
+
+def with_query(url: str, name: str, value: str) -> str:
+    """`url` with the query parameter `name=value` added (the value quoted whole)."""
+    joiner = "&" if "?" in url else "?"
+    return f"{url}{joiner}{name}={quote(value, safe='')}"
 
 
 def where(url: str) -> str:

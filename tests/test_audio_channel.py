@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import shutil
 
 import numpy as np
 import pytest
@@ -21,7 +20,7 @@ from callbench.call.audio.types import Audio, Voice
 from callbench.cli import app
 from callbench.errors import AudioError
 from callbench.spec.scenario import ChannelProgram
-from tests.audio_args import audio_run_args
+from tests.audio_args import audio_run_args, needs_voices
 
 
 class ToneSynth:
@@ -158,9 +157,7 @@ def test_gujarati_has_no_local_recogniser_and_says_what_to_use():
         AudioPlan(loss=1.5)
 
 
-needs_voice = pytest.mark.skipif(
-    shutil.which("espeak-ng") is None, reason="espeak-ng is not installed"
-)
+needs_voice = needs_voices
 
 
 @needs_voice

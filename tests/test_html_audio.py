@@ -14,16 +14,13 @@ from typer.testing import CliRunner
 from callbench.cli import app
 from callbench.reports.html import load_calls
 from callbench.reports.model import load_report
-from tests.audio_args import audio_run_args
+from tests.audio_args import audio_run_args, needs_voices
 from tests.test_html_report import CHROMIUM, CHROMIUM_ARGS
 
 ARGS = [*CHROMIUM_ARGS, "--autoplay-policy=no-user-gesture-required"]
 SCENARIO = "card-stolen-bag-snatched"
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("espeak-ng") is None,
-    reason="espeak-ng is not installed (bash scripts/install installs it)",
-)
+pytestmark = needs_voices
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ import asyncio
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -30,14 +29,12 @@ from callbench.cli import app
 from callbench.play.attempt import Attempt, cast_for, play_once
 from callbench.runs.episodes import make_caller
 from callbench.suite_check import load_suite
-from tests.audio_args import audio_run_args
+from tests.audio_args import audio_run_args, needs_voices
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = "clinic-book-slot-taken"
 
-needs_voice = pytest.mark.skipif(
-    shutil.which("espeak-ng") is None, reason="espeak-ng is not installed"
-)
+needs_voice = needs_voices
 
 
 class Tones:

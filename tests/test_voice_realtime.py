@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import shutil
 from pathlib import Path
 
 import pytest
@@ -30,6 +29,7 @@ from callbench.models.errors import ProviderAuthError, ProviderTransportError, R
 from callbench.runs.config import RunConfig
 from callbench.runs.runner import run_suite
 from callbench.suite_check import load_suite
+from tests.audio_args import needs_voices
 
 pytest.importorskip("websockets", reason="pip install 'callbench[voice]'")
 
@@ -38,9 +38,7 @@ from fakes.realtime_fake import RealtimeFake  # noqa: E402
 
 KEY = "sk-planted-7f3c9a1e5b2d4f60-never-show-me"
 SCENARIO = "clinic-book-slot-taken"
-needs_voice = pytest.mark.skipif(
-    shutil.which("espeak-ng") is None, reason="espeak-ng is not installed"
-)
+needs_voice = needs_voices
 
 
 @pytest.fixture(scope="module")

@@ -170,7 +170,7 @@ def _voice_entry(
         stack = CascadeStack(inner, name=name)
         return CandidateEntry(
             name,
-            f"voice cascade: recogniser + {inner_name} + espeak-ng",
+            f"voice cascade: recogniser + {inner_name} + synthesizer (Piper for English)",
             lambda _s: VoiceCandidate(stack),
             model=dict(inner.model),
             spec=inner.spec,

@@ -34,12 +34,13 @@ class CascadeStack:
     """`CascadeStack("local:smollm2")`: recogniser + chat candidate + synthesizer.
 
     `recognizer`: a recogniser spec (`make_recognizer`) or None for the run's own;
-    `synthesizer`: a synthesizer spec (`make_synthesizer`) or a Synthesizer."""
+    `synthesizer`: a synthesizer spec (`make_synthesizer`; "auto", the run's default, speaks
+    English with Piper and other languages with espeak-ng) or a Synthesizer."""
 
     def __init__(
         self,
         chat: ChatSource,
-        synthesizer: str | Synthesizer = "espeak-ng",
+        synthesizer: str | Synthesizer = "auto",
         recognizer: str | Recognizer | None = None,
         *,
         models: dict[str, Any] | None = None,

@@ -73,24 +73,6 @@ def word_count(text: str) -> int:
     return sum(1 for _ in _WORD_RUN.finditer(text))
 
 
-def cue_finder(cues: list[str]):
-    """A predicate over an already folded text: does one of `cues` start a word in it? For checking
-    many cues
-    against one text (the scripted caller's pending steps) without folding the text once per cue."""
-    needles = [n for n in (fold(c).strip() for c in cues) if n]
-
-    def found(folded: str) -> bool:
-        for needle in needles:
-            at = folded.find(needle)
-            while at >= 0:
-                if at == 0 or not is_word_char(folded[at - 1]):
-                    return True
-                at = folded.find(needle, at + 1)
-        return False
-
-    return found
-
-
 def letter_count(word: str) -> int:
     return sum(1 for ch in word if unicodedata.category(ch)[0] in "LM")
 

@@ -12,6 +12,7 @@ import pytest
 from callbench.call import read_trace
 from callbench.runs import RunConfig, run_suite
 from callbench.suite_check import load_suite
+from tests.short_calls import short_calls
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None
@@ -21,17 +22,8 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_local_model_as_candidate_and_caller(tmp_path):
-    starter = load_suite("starter")
-    # fewer turns and a shorter tool chain than the contract's 30 / 10, so the test takes minutes,
-    # not a quarter hour
-    quick = starter.manifest.model_copy(
-        update={
-            "defaults": starter.manifest.defaults.model_copy(
-                update={"max_caller_turns": 4, "max_tool_calls_per_turn": 3}
-            )
-        }
-    )
-    suite = starter.model_copy(update={"manifest": quick})
+    # fewer turns and a shorter tool chain than the contract's 30 / 10
+    suite = short_calls(load_suite("starter"), caller_turns=4, tool_calls=3)
     started = time.monotonic()
     result = run_suite(
         suite,

@@ -30,6 +30,7 @@ from callbench.play.attempt import Attempt, cast_for, play_once
 from callbench.runs.episodes import make_caller
 from callbench.suite_check import load_suite
 from tests.audio_args import audio_run_args, needs_voices
+from tests.short_calls import short_calls
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = "clinic-book-slot-taken"
@@ -322,15 +323,7 @@ def test_the_cascade_candidate_runs_a_starter_call_with_the_local_model(tmp_path
     from callbench.call import read_trace
     from callbench.runs import RunConfig, run_suite
 
-    starter = load_suite("starter")
-    quick = starter.manifest.model_copy(
-        update={
-            "defaults": starter.manifest.defaults.model_copy(
-                update={"max_caller_turns": 2, "max_tool_calls_per_turn": 2}
-            )
-        }
-    )
-    suite = starter.model_copy(update={"manifest": quick})
+    suite = short_calls(load_suite("starter"), caller_turns=2, tool_calls=2)
     started = time.monotonic()
     result = run_suite(
         suite,

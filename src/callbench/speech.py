@@ -129,9 +129,14 @@ def figure_count(text: str) -> int:
 
 def followable(turn: str, limit: int, figures: int | None = None) -> bool:
     """No longer than `limit` words and, when `figures` is given, holding no more than that many
-    figures: a
-    person follows a few amounts read out, not a dump of every value a tool returned."""
-    return word_count(turn) <= limit and (figures is None or figure_count(turn) <= figures)
+    figures: a person follows a few amounts read out, not a dump of every value a tool returned."""
+    return followable_size((word_count(turn), figure_count(turn)), limit, figures)
+
+
+def followable_size(size: tuple[int, int], limit: int, figures: int | None = None) -> bool:
+    """`followable` for a turn measured already as (words, figures): the caller measures what the
+    agent said, which through a recogniser is not the text it heard."""
+    return size[0] <= limit and (figures is None or size[1] <= figures)
 
 
 def same_sentence(text: str, first: list[str], second: list[str]) -> str | None:
@@ -148,6 +153,7 @@ __all__ = [
     "figure_count",
     "fold",
     "followable",
+    "followable_size",
     "is_ask",
     "same_sentence",
     "sentences",

@@ -28,7 +28,7 @@ from __future__ import annotations
 from ..call.types import CallerUtterance
 from ..errors import CallbenchError
 from ..spec import CallerPhrases, Scenario, TemplateError, make_scope, resolve
-from ..speech import closing_ask
+from ..speech import closing_ask, followable_size
 from .base import CallerView
 from .hearing import Heard, cue_finder, hears
 
@@ -81,8 +81,7 @@ class ScriptedCaller:
     async def respond(self, view: CallerView) -> CallerUtterance:
         heard = view.agent_speech_since_last_turn()
         position = len(view.expressed)
-        words, figures = view.agent_turn_size()
-        if words > self.limit or (self.figures is not None and figures > self.figures):
+        if not followable_size(view.agent_turn_size(), self.limit, self.figures):
             return self._lost(confused=True)
         ask = closing_ask(heard, self.language)
         if position < len(self.plan):

@@ -92,6 +92,9 @@ async def play_once(
     )
     background_name = assigned.get("background", "")
     background = suite.manifest.casting.backgrounds.get(background_name)
+    sound = background.sound_for(background_name) if background is not None else None
+    if audio is not None and audio.background is not None:
+        sound = audio.background
     text = TextChannel(
         scenario.channel,
         scenario.caller.knows,
@@ -116,11 +119,7 @@ async def play_once(
         text,
         language=scenario.language,
         mood=scenario.caller.persona.mood,
-        background=audio.background
-        if audio.background is not None
-        else background.sound_for(background_name)
-        if background is not None
-        else None,
+        background=sound,
         seed=derive_seed(seed, "audio"),
         sink=sink,
     )

@@ -198,10 +198,10 @@ class AutoSynthesizer:
     """Piper's en_US-joe-medium voice for English, espeak-ng for every other language.
 
     The default, because of what the telephone line does to espeak-ng's English: on the English
-    starter lines Whisper tiny.en mishears 14% of espeak-ng's words at full bandwidth and 42%
-    once the line has cut them to 4 kHz (Piper: 9%), so through an espeak-ng line most English
-    calls fail on words neither side could have heard (benchmarks/bench_audio.py). Piper has no
-    voice here for the other suite languages; espeak-ng speaks them all."""
+    starter caller lines Whisper tiny.en mishears 19% of espeak-ng's words at full bandwidth and
+    38% once the line has cut them to 4 kHz (Piper: 8% and 9%; benchmarks/bench_audio.py), so
+    through an espeak-ng line most English calls fail on words neither side could have heard.
+    Piper has no voice here for the other suite languages; espeak-ng speaks them all."""
 
     name = "auto"
 
